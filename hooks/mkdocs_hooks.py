@@ -1,0 +1,159 @@
+"""The MkDocs adapter: each event hands data to a plain function and back.
+
+Kept thin on purpose (see DESIGN.md): the registry, the proof runner, the
+blocks, the citations, the SVG figures and the KaTeX renderer are plain Python
+that tests call without MkDocs, so the site could move to another generator.
+"""
+
+from __future__ import annotations
+
+import logging
+import posixpath
+import sys
+import tomllib
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import yaml
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # MkDocs loads this file by path, not as part of a package
+    sys.path.insert(0, str(ROOT))
+
+from hooks import blocks, cite, katex, registry, svg  # noqa: E402
+from proofs import runner  # noqa: E402
+
+log = logging.getLogger("mkdocs.hooks.posenc")
+
+
+@dataclass
+class Build:
+    """What one build knows: registry, proof results, sources, version."""
+
+    registry: dict[int, registry.Proposition]
+    results: dict[int, runner.Result]
+    sources: dict[str, Any]
+    version: str
+    site_url: str
+    by_page: dict[str, registry.Proposition] = field(default_factory=dict)
+    renderer: katex.KatexRenderer | None = None
+
+
+STATE: dict[str, Build] = {}
+
+
+def _progress(index: int, total: int, path: Path, result: runner.Result | None) -> None:
+    if result is not None:
+        how = "cached" if result.cached else f"{result.seconds:.1f} s"
+        log.info(f"proof {index}/{total}: Proposition {runner.number_of(path)} {result.status} ({how})")
+
+
+def on_config(config, **_):
+    docs = Path(config.docs_dir)
+    try:
+        entries = registry.load(docs, ROOT)
+    except registry.RegistryError as exc:
+        raise PluginError(f"posenc registry: {exc}") from exc
+    results = {r.number: r for r in runner.run(directory=ROOT / "proofs", progress=_progress)}
+    runner.write_report(list(results.values()))
+    failed = [r for r in results.values() if not r.passed]
+    if failed:
+        lines = [f"Proposition {r.number} ({r.title}): {line}" for r in failed for line in r.failures()]
+        raise PluginError("posenc: a proof failed, so the site is not built:\n  " + "\n  ".join(lines))
+    missing = [n for n, e in entries.items() if e.retired is None and n not in results]
+    if missing:
+        raise PluginError(f"posenc: no proof result for proposition(s) {missing}")
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    config.extra["posenc_version"] = version
+    STATE["build"] = Build(
+        registry=entries,
+        results=results,
+        sources=yaml.safe_load((docs / "sources.yml").read_text(encoding="utf-8")),
+        version=version,
+        site_url=config.site_url,
+        by_page={e.page: e for e in entries.values()},
+    )
+    return config
+
+
+def on_files(files, config, **_):
+    build = STATE["build"]
+    for entry in build.registry.values():
+        for figure in entry.figures:
+            if files.get_file_from_path(f"figures/{figure.name}.svg") is None:
+                files.append(
+                    File.generated(config, f"figures/{figure.name}.svg", content=svg.figure_svg(figure.name))
+                )
+        target = "../../" + entry.url
+        title = f"Proposition {entry.number}: {entry.title}"
+        files.append(File.generated(config, f"{entry.permalink}index.html", content=svg.redirect_page(target, title)))
+    for source, dest in katex.katex_assets(ROOT):
+        files.append(File.generated(config, dest, abs_src_path=str(source)))
+    return files
+
+
+def _year(result: runner.Result | None) -> str:
+    if result is not None:
+        return result.date[:4]
+    return str(datetime.now(UTC).year)
+
+
+def on_page_markdown(markdown, page, config, files, **_):
+    build = STATE["build"]
+    src = page.file.src_uri
+    base = posixpath.relpath(".", posixpath.dirname(src) or ".") + "/"
+    base = "" if base == "./" else base
+    common = {"corpus": blocks.corpus_table(build.registry, build.results, base)}
+    entry = build.by_page.get(src)
+    if entry is None:
+        return blocks.fill(markdown, common)
+    result = build.results.get(entry.number)
+    state = blocks.status(entry, build.results, build.registry)
+    return blocks.fill(
+        markdown,
+        {
+            **common,
+            "statement": blocks.statement_box(entry),
+            "status": blocks.status_line(entry, result, state),
+            "checks": blocks.checks_table(result),
+            "misreadings": blocks.misreadings_list(result),
+            "relations": blocks.relations(entry, build.registry, base),
+            "sources": blocks.sources_list(entry, build.sources),
+            "cite": cite.cite_block(
+                entry,
+                site_url=build.site_url,
+                version=build.version,
+                year=_year(result),
+                note=cite.record(result, state),
+            ),
+        },
+    )
+
+
+def on_post_page(output, page, config, **_):
+    build = STATE["build"]
+    if build.renderer is None:
+        build.renderer = katex.KatexRenderer(root=ROOT)
+    try:
+        return katex.render_math_in_html(output, build.renderer)
+    except katex.KatexError as exc:
+        raise PluginError(f"{page.file.src_uri}: {exc}") from exc
+
+
+def on_post_build(config, **_):
+    _close()
+
+
+def on_build_error(error, **_):
+    _close()
+
+
+def _close() -> None:
+    build = STATE.get("build")
+    if build is not None and build.renderer is not None:
+        build.renderer.close()
+        build.renderer = None

@@ -1,0 +1,48 @@
+"""Render a ``posenc.figures`` function to SVG text, deterministically.
+
+Glyphs become paths (no font is fetched or needed at read time), the SVG ids
+come from a fixed salt, and the date is left out, so the same figure gives the
+same bytes on every build.
+"""
+
+from __future__ import annotations
+
+import io
+
+import matplotlib
+
+SALT = "posenc"
+
+
+def figure_svg(name: str) -> str:
+    """The SVG of ``posenc.figures.<name>()``."""
+    from posenc import figures
+
+    function = getattr(figures, name, None)
+    if function is None or not name.startswith("fig_"):
+        raise KeyError(f"posenc.figures has no figure function {name!r}")
+    with matplotlib.rc_context({"svg.hashsalt": SALT, "svg.fonttype": "path"}):
+        figure = function()
+        buffer = io.StringIO()
+        figure.savefig(buffer, format="svg", metadata={"Date": None})
+    return buffer.getvalue()
+
+
+def redirect_page(target: str, title: str) -> str:
+    """A static page that sends the reader to ``target`` (a relative URL).
+
+    No JavaScript: a meta refresh, a canonical link for search engines, and a
+    visible link for anyone whose browser does not follow the refresh.
+    """
+    return (
+        "<!doctype html>\n"
+        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f"<title>{title}</title>\n"
+        f'<meta name="description" content="Permanent link to {title}.">\n'
+        f'<link rel="canonical" href="{target}">\n'
+        f'<meta http-equiv="refresh" content="0; url={target}">\n'
+        '<meta name="robots" content="noindex">\n'
+        "</head>\n<body>\n"
+        f'<p>This is the permanent link to <a href="{target}">{title}</a>.</p>\n'
+        "</body>\n</html>\n"
+    )

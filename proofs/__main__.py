@@ -1,0 +1,86 @@
+"""``python -m proofs [N ...]``: run the proofs, print a table, write a JSON report."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from proofs import runner
+
+
+def _progress(stream):
+    def show(index: int, total: int, path: Path, result: runner.Result | None) -> None:
+        label = f"[{index}/{total}] Proposition {runner.number_of(path)}"
+        if result is None:
+            print(f"{label} ({path.name}) ...", file=stream, flush=True)
+            return
+        checks = sum(c["passed"] for c in result.checks)
+        refuted = sum(m["refuted"] for m in result.misreadings)
+        how = "cached" if result.cached else f"{result.seconds:.1f} s"
+        print(
+            f"{label}: {result.status}, {checks}/{len(result.checks)} checks, "
+            f"{refuted}/{len(result.misreadings)} misreadings refuted ({how})",
+            file=stream,
+            flush=True,
+        )
+        for line in result.failures():
+            print(f"    {line}", file=stream, flush=True)
+
+    return show
+
+
+def table(results: list[runner.Result]) -> str:
+    """A plain-text table: one row per proposition."""
+    head = ("N", "Proposition", "Checks", "Misreadings", "Evidence", "Time", "Status")
+    rows = [
+        (
+            str(r.number),
+            r.title,
+            f"{sum(c['passed'] for c in r.checks)}/{len(r.checks)}",
+            f"{sum(m['refuted'] for m in r.misreadings)}/{len(r.misreadings)} refuted",
+            ", ".join(r.kinds) or "-",
+            f"{r.seconds:.1f} s",
+            r.status.upper() if not r.passed else r.status,
+        )
+        for r in results
+    ]
+    widths = [max(len(row[i]) for row in [head, *rows]) for i in range(len(head))]
+    line = lambda row: "  ".join(cell.ljust(width) for cell, width in zip(row, widths))  # noqa: E731
+    return "\n".join([line(head), line(tuple("-" * w for w in widths)), *map(line, rows)])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m proofs",
+        description="Run the machine checks of the posenc propositions.",
+    )
+    parser.add_argument("numbers", nargs="*", type=int, metavar="N", help="propositions to run (default: all)")
+    parser.add_argument("--no-cache", action="store_true", help="re-run even when a cached result matches")
+    parser.add_argument("--report", type=Path, default=runner.DEFAULT_REPORT, help="where to write the JSON report")
+    parser.add_argument("--dir", type=Path, default=runner.HERE, help="directory holding the proof files")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    args = parser.parse_args(argv)
+    try:
+        results = runner.run(
+            args.numbers or None,
+            directory=args.dir,
+            cache_dir=None if args.no_cache else runner.DEFAULT_CACHE,
+            progress=None if args.quiet else _progress(sys.stderr),
+        )
+    except ValueError as exc:
+        print(f"python -m proofs: error: {exc}", file=sys.stderr)
+        return 2
+    if not results:
+        print(f"python -m proofs: error: no proof files in {args.dir}", file=sys.stderr)
+        return 2
+    print(table(results))
+    path = runner.write_report(results, args.report)
+    failed = [r for r in results if not r.passed]
+    summary = f"{len(results) - len(failed)} verified, {len(failed)} failed; report: {path}"
+    print(summary)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,271 @@
+"""Find, run and cache the proof scripts; summarise what they established.
+
+A result is cached under a key made of the proof file, the checking kit, the
+``posenc`` sources (when the proof imports ``posenc``) and the versions of
+Python, SymPy, NumPy and mpmath, so a rebuild re-runs exactly the proofs whose
+inputs changed.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import importlib.util
+import json
+import platform
+import sys
+import time
+import traceback
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from proofs.kit import Check, Recorder, Refutation, refute
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+PROOF_GLOB = "p[0-9][0-9]_*.py"
+DEFAULT_CACHE = ROOT / ".cache" / "proofs"
+DEFAULT_REPORT = ROOT / "build" / "proofs-report.json"
+#: Bump when the shape of a cached result changes.
+CACHE_FORMAT = 1
+
+
+@dataclass
+class Result:
+    """Everything one run of one proof established, as recorded in the report."""
+
+    number: int
+    title: str
+    slug: str
+    file: str
+    sha256: str
+    uses: list[int]
+    statement: str
+    checks: list[dict[str, Any]]
+    misreadings: list[dict[str, Any]]
+    seconds: float
+    date: str
+    versions: dict[str, str]
+    error: str = ""
+    cached: bool = field(default=False, compare=False)
+
+    @property
+    def passed(self) -> bool:
+        return (
+            not self.error
+            and bool(self.checks)
+            and all(c["passed"] for c in self.checks)
+            and all(m["refuted"] for m in self.misreadings)
+        )
+
+    @property
+    def status(self) -> str:
+        return "verified" if self.passed else "failed"
+
+    @property
+    def kinds(self) -> list[str]:
+        return sorted({c["kind"] for c in self.checks})
+
+    def failures(self) -> list[str]:
+        """One line per failed check or unrefuted misreading."""
+        lines = [f"error: {self.error}"] if self.error else []
+        lines += [f"check failed: {c['claim']} ({c['detail']})" for c in self.checks if not c["passed"]]
+        lines += [
+            f"misreading not refuted: {m['claim']} ({m['counterexample']})"
+            for m in self.misreadings
+            if not m["refuted"]
+        ]
+        if not self.checks and not self.error:
+            lines.append("the proof recorded no checks")
+        return lines
+
+    def as_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["status"] = self.status
+        return data
+
+
+def discover(directory: Path = HERE) -> list[Path]:
+    """Proof files in ``directory``, in order of their number."""
+    return sorted(Path(directory).glob(PROOF_GLOB))
+
+
+def number_of(path: Path) -> int:
+    return int(path.name[1:3])
+
+
+def slug_of(path: Path) -> str:
+    return path.stem.split("_", 1)[1].replace("_", "-")
+
+
+def versions() -> dict[str, str]:
+    import mpmath
+    import numpy
+    import sympy
+
+    return {
+        "python": platform.python_version(),
+        "sympy": sympy.__version__,
+        "numpy": numpy.__version__,
+        "mpmath": mpmath.__version__,
+    }
+
+
+def _imports_posenc(source: str) -> bool:
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "posenc" for a in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "posenc":
+            return True
+    return False
+
+
+def cache_key(path: Path) -> str:
+    """Hash of everything a proof's outcome can depend on."""
+    digest = hashlib.sha256(f"format {CACHE_FORMAT}\n".encode())
+    source = path.read_bytes()
+    inputs = [path.name.encode(), source, (HERE / "kit.py").read_bytes()]
+    if _imports_posenc(source.decode()):
+        inputs += [p.read_bytes() for p in sorted((ROOT / "posenc").rglob("*.py"))]
+    for blob in inputs:
+        digest.update(hashlib.sha256(blob).digest())
+    digest.update(json.dumps(versions(), sort_keys=True).encode())
+    return digest.hexdigest()
+
+
+def load(path: Path):
+    """Import a proof file as a fresh module (also for copies outside proofs/)."""
+    name = f"_posenc_proof_{path.stem}_{hashlib.sha256(str(path).encode()).hexdigest()[:8]}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.modules.pop(name, None)
+    return module
+
+
+def run_one(path: Path) -> Result:
+    """Run one proof file now, with no cache."""
+    path = Path(path)
+    started = time.perf_counter()
+    date = datetime.now(UTC).replace(microsecond=0).isoformat()
+    sha = hashlib.sha256(path.read_bytes()).hexdigest()
+    number, title, uses, statement = number_of(path), slug_of(path), [], ""
+    checks: list[Check] = []
+    refutations: list[Refutation] = []
+    error = ""
+    try:
+        module = load(path)
+        if getattr(module, "NUMBER", None) != number:
+            raise ValueError(f"NUMBER = {getattr(module, 'NUMBER', None)!r} but the file says {number}")
+        title, uses = module.TITLE, [int(u) for u in module.USES]
+        statement = (module.__doc__ or "").strip()
+        recorder = Recorder()
+        module.checks(recorder)
+        checks = recorder.checks
+        refutations = [refute(m) for m in module.MISREADINGS]
+        if not module.MISREADINGS:
+            raise ValueError("a proof must name at least one misreading it refutes")
+    except Exception as exc:
+        error = "".join(traceback.format_exception_only(exc)).strip()
+        if not isinstance(exc, ValueError | ImportError | AttributeError):
+            error += "\n" + "".join(traceback.format_tb(exc.__traceback__)[-3:])
+    return Result(
+        number=number,
+        title=title,
+        slug=slug_of(path),
+        file=path.name,
+        sha256=sha,
+        uses=uses,
+        statement=statement,
+        checks=[c.as_dict() for c in checks],
+        misreadings=[r.as_dict() for r in refutations],
+        seconds=round(time.perf_counter() - started, 3),
+        date=date,
+        versions=versions(),
+        error=error,
+    )
+
+
+def _cached(path: Path, cache_dir: Path) -> Result | None:
+    entry = cache_dir / f"{path.stem}.json"
+    if not entry.is_file():
+        return None
+    try:
+        data = json.loads(entry.read_text())
+    except (OSError, json.JSONDecodeError):
+        return None
+    if data.get("key") != cache_key(path):
+        return None
+    fields = {k: v for k, v in data["result"].items() if k not in ("status", "cached")}
+    return Result(**fields, cached=True)
+
+
+def _store(path: Path, result: Result, cache_dir: Path) -> None:
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    payload = {"key": cache_key(path), "result": {**result.as_dict(), "cached": False}}
+    (cache_dir / f"{path.stem}.json").write_text(json.dumps(payload, indent=1, sort_keys=True))
+
+
+Progress = Callable[[int, int, Path, Result | None], None]
+
+
+def run(
+    numbers: Iterable[int] | None = None,
+    *,
+    directory: Path = HERE,
+    cache_dir: Path | None = DEFAULT_CACHE,
+    progress: Progress | None = None,
+) -> list[Result]:
+    """Run the selected proofs (all by default), reusing cached results.
+
+    ``progress(index, total, path, result)`` is called before each proof with
+    ``result=None`` and after it with the result. ``cache_dir=None`` disables
+    the cache. Unknown numbers raise ``ValueError``.
+    """
+    paths = discover(directory)
+    if numbers is not None:
+        wanted = sorted(set(numbers))
+        known = {number_of(p): p for p in paths}
+        missing = [n for n in wanted if n not in known]
+        if missing:
+            raise ValueError(
+                f"no proof for proposition {', '.join(map(str, missing))}; "
+                f"known: {', '.join(map(str, sorted(known)))}"
+            )
+        paths = [known[n] for n in wanted]
+    results = []
+    for index, path in enumerate(paths, 1):
+        if progress:
+            progress(index, len(paths), path, None)
+        result = _cached(path, cache_dir) if cache_dir else None
+        if result is None:
+            result = run_one(path)
+            if cache_dir and result.passed:
+                _store(path, result, cache_dir)
+        if progress:
+            progress(index, len(paths), path, result)
+        results.append(result)
+    return results
+
+
+def report(results: list[Result]) -> dict[str, Any]:
+    """The JSON report: one entry per proposition, plus a summary."""
+    return {
+        "verified": all(r.passed for r in results),
+        "propositions": [r.as_dict() for r in results],
+    }
+
+
+def write_report(results: list[Result], path: Path = DEFAULT_REPORT) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(report(results), indent=1, sort_keys=True) + "\n")
+    return path

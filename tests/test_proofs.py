@@ -1,0 +1,196 @@
+"""The proofs: each one verifies, each misreading is refuted, and a broken copy fails."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+import sympy as sp
+
+from proofs import kit, runner
+
+ROOT = Path(__file__).resolve().parent.parent
+PROOFS = runner.discover(ROOT / "proofs")
+
+
+@pytest.fixture(scope="module")
+def results():
+    """Every proof, run fresh (no cache), once for this module."""
+    return {r.number: r for r in runner.run(cache_dir=None)}
+
+
+def test_the_founding_propositions_have_proofs():
+    assert {runner.number_of(p) for p in PROOFS} >= {1, 5, 8}
+
+
+@pytest.mark.parametrize("path", PROOFS, ids=lambda p: p.stem)
+def test_proof_verifies(results, path):
+    result = results[runner.number_of(path)]
+    assert result.passed, "\n".join(result.failures())
+    assert result.checks and result.misreadings
+    assert all(c["kind"] in kit.KINDS and c["scope"] for c in result.checks)
+
+
+@pytest.mark.parametrize("path", PROOFS, ids=lambda p: p.stem)
+def test_every_misreading_has_a_counterexample(results, path):
+    for m in results[runner.number_of(path)].misreadings:
+        assert m["refuted"], m
+        assert m["kind"] in ("exact", "numeric")
+        assert "difference" in m["counterexample"] or m["kind"] == "exact"
+
+
+@pytest.mark.parametrize("path", PROOFS, ids=lambda p: p.stem)
+def test_proof_reads_as_a_literate_script(path):
+    module = runner.load(path)
+    assert module.NUMBER == runner.number_of(path)
+    assert module.__doc__.startswith(f"Proposition {module.NUMBER} (")
+    assert "Uses:" in module.__doc__
+    assert all(u < module.NUMBER for u in module.USES)
+    assert "# Step 1." in path.read_text()
+
+
+def test_evidence_kinds_are_the_ones_the_pages_promise(results):
+    assert "instances" in results[1].kinds and "identity" not in results[1].kinds
+    assert {"identity", "exact", "numeric"} <= set(results[5].kinds)
+    assert {"identity", "instances", "numeric"} <= set(results[8].kinds)
+
+
+# -- a deliberately broken copy must fail ------------------------------------------
+
+BREAKS = {
+    # the rotation block with its signs flipped (the classic misreading)
+    "p08_shift_is_rotation.py": (
+        "return sp.Matrix([[sp.cos(angle), sp.sin(angle)], [-sp.sin(angle), sp.cos(angle)]])",
+        "return sp.Matrix([[sp.cos(angle), -sp.sin(angle)], [sp.sin(angle), sp.cos(angle)]])",
+    ),
+    # the exponent of the paper's formula bracketed the wrong way round
+    "p05_bank_of_clocks.py": (
+        "speed = b ** (-2 * i / d)  # w_i",
+        "speed = b ** (-2 * i) / d  # w_i",
+    ),
+    # claim invariance instead of equivariance
+    "p01_attention_is_permutation_equivariant.py": (
+        'yield f"n = {n}, perm = {perm}", attention_of_permuted(out, x, perm) - permute_rows(out, perm)',
+        'yield f"n = {n}, perm = {perm}", attention_of_permuted(out, x, perm) - out',
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BREAKS))
+def test_a_broken_copy_makes_the_runner_fail(tmp_path, name):
+    true, false = BREAKS[name]
+    source = (ROOT / "proofs" / name).read_text()
+    assert source.count(true) == 1, "the line to break has moved; update BREAKS"
+    (tmp_path / name).write_text(source.replace(true, false))
+    report = tmp_path / "report.json"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "proofs",
+            "--dir",
+            str(tmp_path),
+            "--no-cache",
+            "--report",
+            str(report),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "FAILED" in done.stdout
+    assert "check failed" in done.stderr
+    data = json.loads(report.read_text())
+    assert data["verified"] is False
+    assert data["propositions"][0]["status"] == "failed"
+
+
+def test_an_unrefuted_misreading_fails_the_proof(tmp_path):
+    # Replace a misreading's witness by a point where both sides agree.
+    name = "p08_shift_is_rotation.py"
+    source = (ROOT / "proofs" / name).read_text()
+    true = "point = {w: 1, k: 1, pos: 0}"
+    assert source.count(true) == 1
+    (tmp_path / name).write_text(source.replace(true, "point = {w: 1, k: 0, pos: 0}"))
+    [result] = runner.run(directory=tmp_path, cache_dir=None)
+    assert not result.passed
+    assert any(line.startswith("misreading not refuted") for line in result.failures())
+
+
+def test_runner_rejects_unknown_numbers():
+    done = subprocess.run(
+        [sys.executable, "-m", "proofs", "99"], cwd=ROOT, capture_output=True, text=True
+    )
+    assert done.returncode == 2
+    assert "no proof for proposition 99" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_cache_reuses_and_invalidates(tmp_path):
+    directory = tmp_path / "proofs"
+    directory.mkdir()
+    shutil.copy(ROOT / "proofs" / "p08_shift_is_rotation.py", directory)
+    cache = tmp_path / "cache"
+    [first] = runner.run(directory=directory, cache_dir=cache)
+    [second] = runner.run(directory=directory, cache_dir=cache)
+    assert not first.cached and second.cached and second.passed
+    assert second.sha256 == first.sha256 and second.date == first.date
+    path = directory / "p08_shift_is_rotation.py"
+    path.write_text(path.read_text() + "\n# an edit\n")
+    [third] = runner.run(directory=directory, cache_dir=cache)
+    assert not third.cached and third.sha256 != first.sha256
+
+
+# -- the kit itself ----------------------------------------------------------------
+
+
+def test_identity_fails_on_a_false_claim():
+    x = sp.Symbol("x", real=True)
+    rec = kit.Recorder()
+    assert rec.identity("true", sp.sin(x) ** 2 + sp.cos(x) ** 2 - 1, scope="all x")
+    assert not rec.identity("false", sp.sin(x) ** 2 - sp.cos(x) ** 2 - 1, scope="all x")
+    assert [c.passed for c in rec.checks] == [True, False]
+
+
+def test_instances_fail_on_one_bad_member_and_on_an_empty_family():
+    x = sp.Symbol("x")
+    rec = kit.Recorder()
+    assert not rec.instances("one bad", [("a", x - x), ("b", x + 1 - x)], scope="two")
+    assert not rec.instances("empty", [], scope="none")
+
+
+def test_exact_refuses_floats_and_decides_exactly():
+    rec = kit.Recorder()
+    with pytest.raises(TypeError):
+        rec.exact("float", 0.1, Fraction(1, 10), scope="s")
+    assert rec.exact("third", Fraction(1, 3) * 3, 1, scope="s")
+    assert not rec.exact("order", Fraction(1, 3), Fraction(1, 3), relation="<", scope="s")
+
+
+def test_numeric_respects_its_tolerance():
+    rec = kit.Recorder()
+    assert rec.numeric("small", 1e-13, tol=1e-12, scope="s")
+    assert not rec.numeric("large", 1e-11, tol=1e-12, scope="s")
+
+
+def test_a_zero_witness_refutes_nothing():
+    x = sp.Symbol("x")
+    zero = kit.Misreading("x - x is nonzero", lambda w: w.differs(x.subs(x, 2), 2, at="x = 2"))
+    assert not kit.refute(zero).refuted
+    crash = kit.Misreading("crashes", lambda w: 1 / 0)
+    assert not kit.refute(crash).refuted
+    tiny = kit.Misreading("tiny", lambda w: w.differs(sp.exp(-100), 0, at="e^-100"))
+    assert kit.refute(tiny).refuted  # e^-100 is far above the 1e-30 floor at 50 digits
+
+
+def test_checks_must_state_kind_and_scope():
+    rec = kit.Recorder()
+    with pytest.raises(ValueError, match="scope"):
+        rec.numeric("no scope", 0.0, tol=1.0, scope="")

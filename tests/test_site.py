@@ -1,0 +1,139 @@
+"""The strict site build: generated content, reproducibility, and failing proofs."""
+
+from __future__ import annotations
+
+import filecmp
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from hooks import registry
+
+pytestmark = pytest.mark.build
+
+ROOT = Path(__file__).resolve().parent.parent
+MKDOCS = [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet"]
+EPOCH = "1767225600"  # 2026-01-01, any fixed value will do
+
+
+def build(source: Path, site: Path, epoch: str = EPOCH) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "SOURCE_DATE_EPOCH": epoch}
+    return subprocess.run(
+        [*MKDOCS, "--site-dir", str(site)], cwd=source, env=env, capture_output=True, text=True,
+        timeout=900,
+    )
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("site-a")
+    done = build(ROOT, out)
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+@pytest.fixture(scope="module")
+def entries():
+    return registry.load(ROOT / "docs", ROOT)
+
+
+@pytest.fixture(scope="module")
+def site_url() -> str:
+    with open(ROOT / "mkdocs.yml") as f:
+        return yaml.load(f, Loader=yaml.BaseLoader)["site_url"]
+
+
+def pages(site: Path) -> list[Path]:
+    return sorted(site.rglob("*.html"))
+
+
+def test_two_builds_are_byte_identical(site, tmp_path):
+    again = tmp_path / "site-b"
+    done = build(ROOT, again)
+    assert done.returncode == 0, done.stderr
+    left = sorted(p.relative_to(site) for p in site.rglob("*") if p.is_file())
+    right = sorted(p.relative_to(again) for p in again.rglob("*") if p.is_file())
+    assert left == right
+    differ = [str(p) for p in left if not filecmp.cmp(site / p, again / p, shallow=False)]
+    assert not differ, f"files differ between two builds: {differ}"
+
+
+def test_permanent_links_redirect_to_the_page(site, entries):
+    for n, entry in entries.items():
+        redirect = (site / "p" / str(n) / "index.html").read_text()
+        target = f"../../{entry.url}"
+        assert f'url={target}"' in redirect and f'href="{target}"' in redirect
+        assert (site / entry.url / "index.html").is_file()
+
+
+def test_proposition_pages_carry_every_generated_block(site, entries, site_url):
+    for n, entry in entries.items():
+        html = (site / entry.url / "index.html").read_text()
+        assert f'id="proposition-{n}"' in html
+        assert f"Proposition {n} ({entry.title})" in html
+        assert "Verified with all dependencies" in html or "Verified" in html
+        assert "<th>Evidence</th>" in html and "SHA-256" in html
+        assert f"@misc{{posenc:p{n}," in html
+        assert f"{site_url}p/{n}/" in html
+        assert "Depends on:" in html and "Used by:" in html
+        for figure in entry.figures:
+            assert f'src="../../figures/{figure.name}.svg"' in html
+            svg = (site / "figures" / f"{figure.name}.svg").read_text()
+            assert svg.lstrip().startswith("<?xml") and "<svg" in svg
+
+
+def test_math_is_rendered_at_build_time(site):
+    assert (site / "assets" / "katex" / "katex.min.css").is_file()
+    for page in pages(site):
+        html = page.read_text()
+        body = re.sub(r"<(code|pre)\b.*?</\1>", "", html, flags=re.S)
+        assert "\\(" not in body and "\\[" not in body, page
+    home = (site / "index.html").read_text()
+    assert 'class="katex"' in (site / "propositions" / "p05-bank-of-clocks" / "index.html").read_text()
+    assert "assets/katex/katex.min.css" in home
+
+
+def test_no_page_loads_anything_from_elsewhere(site):
+    external = re.compile(
+        r"<(?:script|img|iframe|source|audio|video)\b[^>]*\bsrc=\"(?:https?:)?//"
+        r"|<link\b[^>]*\bhref=\"(?:https?:)?//[^\"]*\"[^>]*rel=\"(?:stylesheet|preload|preconnect|icon)"
+        r"|<link\b[^>]*rel=\"(?:stylesheet|preload|preconnect|icon)\"[^>]*href=\"(?:https?:)?//"
+        r"|url\((?:'|\")?(?:https?:)?//"
+    )
+    for path in [*pages(site), *site.rglob("*.css")]:
+        match = external.search(path.read_text(errors="replace"))
+        assert match is None, f"{path.relative_to(site)} loads {match.group(0)!r}"
+
+
+def test_home_lists_every_proposition_with_status(site, entries):
+    home = (site / "index.html").read_text()
+    for n, entry in entries.items():
+        assert f'href="{entry.url}"' in home
+    assert home.count("verified with all dependencies") >= len(entries)
+
+
+def _copy_project(dest: Path) -> Path:
+    for name in ("docs", "proofs", "hooks", "posenc"):
+        shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("mkdocs.yml", "pyproject.toml"):
+        shutil.copy(ROOT / name, dest / name)
+    (dest / "node_modules").symlink_to(ROOT / "node_modules")
+    return dest
+
+
+def test_a_false_claim_fails_the_strict_build(tmp_path):
+    project = _copy_project(tmp_path / "project")
+    proof = project / "proofs" / "p08_shift_is_rotation.py"
+    true = "block(w * j) * block(w * k) - block(w * (j + k))"
+    assert true in proof.read_text()
+    proof.write_text(proof.read_text().replace(true, "block(w * j) * block(w * k) - block(w * (j - k))"))
+    done = build(project, tmp_path / "site")
+    assert done.returncode != 0
+    assert "Proposition 8 (A shift is a rotation): check failed: M_j M_k = M_(j+k)" in done.stderr
+    assert not (tmp_path / "site" / "index.html").exists()
