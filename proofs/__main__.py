@@ -47,7 +47,7 @@ def table(results: list[runner.Result]) -> str:
     ]
     widths = [max(len(row[i]) for row in [head, *rows]) for i in range(len(head))]
     line = lambda row: "  ".join(cell.ljust(width) for cell, width in zip(row, widths))  # noqa: E731
-    return "\n".join([line(head), line(tuple("-" * w for w in widths)), *map(line, rows)])
+    return "\n".join(line(r).rstrip() for r in [head, tuple("-" * w for w in widths), *rows])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -56,7 +56,9 @@ def main(argv: list[str] | None = None) -> int:
         description="Run the machine checks of the posenc propositions.",
     )
     parser.add_argument("numbers", nargs="*", type=int, metavar="N", help="propositions to run (default: all)")
-    parser.add_argument("--no-cache", action="store_true", help="re-run even when a cached result matches")
+    parser.add_argument(
+        "--no-cache", action="store_true", help="re-run even when a cached result matches (and update the cache)"
+    )
     parser.add_argument("--report", type=Path, default=runner.DEFAULT_REPORT, help="where to write the JSON report")
     parser.add_argument("--dir", type=Path, default=runner.HERE, help="directory holding the proof files")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
@@ -65,7 +67,9 @@ def main(argv: list[str] | None = None) -> int:
         results = runner.run(
             args.numbers or None,
             directory=args.dir,
-            cache_dir=None if args.no_cache else runner.DEFAULT_CACHE,
+            # A directory other than proofs/ (a scratch copy) gets no cache.
+            cache_dir=runner.DEFAULT_CACHE if args.dir.resolve() == runner.HERE else None,
+            refresh=args.no_cache,
             progress=None if args.quiet else _progress(sys.stderr),
         )
     except ValueError as exc:

@@ -222,13 +222,15 @@ def run(
     *,
     directory: Path = HERE,
     cache_dir: Path | None = DEFAULT_CACHE,
+    refresh: bool = False,
     progress: Progress | None = None,
 ) -> list[Result]:
     """Run the selected proofs (all by default), reusing cached results.
 
     ``progress(index, total, path, result)`` is called before each proof with
-    ``result=None`` and after it with the result. ``cache_dir=None`` disables
-    the cache. Unknown numbers raise ``ValueError``.
+    ``result=None`` and after it with the result. ``refresh=True`` re-runs
+    every proof and stores the fresh results; ``cache_dir=None`` neither reads
+    nor writes a cache. Unknown numbers raise ``ValueError``.
     """
     paths = discover(directory)
     if numbers is not None:
@@ -245,7 +247,7 @@ def run(
     for index, path in enumerate(paths, 1):
         if progress:
             progress(index, len(paths), path, None)
-        result = _cached(path, cache_dir) if cache_dir else None
+        result = _cached(path, cache_dir) if cache_dir and not refresh else None
         if result is None:
             result = run_one(path)
             if cache_dir and result.passed:

@@ -186,8 +186,10 @@ def test_a_zero_witness_refutes_nothing():
     assert not kit.refute(zero).refuted
     crash = kit.Misreading("crashes", lambda w: 1 / 0)
     assert not kit.refute(crash).refuted
+    small = kit.Misreading("small", lambda w: w.differs(sp.exp(-50), 0, at="e^-50"))
+    assert kit.refute(small).refuted  # about 2e-22, far above the 1e-30 floor at 50 digits
     tiny = kit.Misreading("tiny", lambda w: w.differs(sp.exp(-100), 0, at="e^-100"))
-    assert kit.refute(tiny).refuted  # e^-100 is far above the 1e-30 floor at 50 digits
+    assert not kit.refute(tiny).refuted  # about 4e-44: below the floor, so not trusted
 
 
 def test_checks_must_state_kind_and_scope():

@@ -1,0 +1,229 @@
+"""The ``posenc`` command: position-code tables from the shell.
+
+``posenc table --length 3 --width 4`` prints the table of Vaswani et al. (2017),
+section 3.5, for positions 0, 1, 2 and width 4. Other formats (``csv``, ``json``,
+``npy``) are for programs. Bad input is reported on one line of standard error,
+``posenc: error: <message>``, with exit status 2; there is never a traceback.
+
+Subcommands live in ``_COMMANDS``; each is a function that adds its parser and one
+that runs it, so later ones (``identify``, ``exercise``) slot in beside ``table``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import TextIO
+
+import numpy as np
+
+from posenc import _validate, encoding
+
+__all__ = ["main"]
+
+EXIT_OK = 0
+EXIT_BROKEN_PIPE = 1
+EXIT_USAGE = 2
+
+
+class _UsageError(Exception):
+    """Bad input: reported as one line on standard error, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line, not usage plus a message."""
+
+    def error(self, message: str):  # argparse calls this for every bad argument
+        raise _UsageError(f"{message} (see '{self.prog} --help')")
+
+
+# --------------------------------------------------------------------------------------
+# posenc table
+
+_TABLE_EPILOG = """\
+formats:
+  text  a table for reading: a 'pos' column, then sin0 cos0 sin1 cos1 ...,
+        values with --precision significant digits (default 6)
+  csv   a header line 'pos,sin0,cos0,...' then one line per position; each value is
+        the shortest decimal that reads back to the same float (full precision)
+  json  a list of rows, each a list of numbers at full precision
+  npy   NumPy's binary .npy file of the table, in --dtype; written to -o FILE, or to
+        standard output only when that is not a terminal (posenc table ... > t.npy)
+
+examples:
+  posenc table --length 3 --width 4
+  posenc table --length 1024 --width 512 --format csv -o table.csv
+  posenc table --length 8 --width 16 --start 100000 --dtype float32 --format json
+"""
+
+
+def _add_table(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(
+        "table",
+        help="print the sinusoidal position code (Vaswani et al. 2017, section 3.5)",
+        description=(
+            "Print the sinusoidal position code: row pos holds sin(pos * w_i) and\n"
+            "cos(pos * w_i) for each pair i, with w_i = base**(-2i/width)."
+        ),
+        epilog=_TABLE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--length", type=int, required=True, help="number of positions (>= 0)")
+    parser.add_argument("--width", type=int, required=True, help="model width (even, >= 2)")
+    parser.add_argument("--base", type=float, default=10000.0, help="frequency base (> 1)")
+    parser.add_argument("--start", type=int, default=0, help="first position (>= 0)")
+    parser.add_argument("--dtype", default="float64", choices=_validate.DTYPES)
+    parser.add_argument(
+        "--format", default="text", choices=("text", "csv", "json", "npy"), dest="fmt"
+    )
+    parser.add_argument(
+        "--precision", type=int, default=6, help="significant digits in text format (1..17)"
+    )
+    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE, not stdout")
+    parser.set_defaults(run=_run_table)
+
+
+def _run_table(args: argparse.Namespace, stdout: TextIO) -> int:
+    if not 1 <= args.precision <= 17:
+        raise _UsageError(f"precision must be an integer from 1 to 17, got {args.precision}")
+    table = encoding.sinusoidal(
+        args.length, args.width, base=args.base, start=args.start, dtype=args.dtype
+    )
+    if args.fmt == "npy":
+        _write_npy(table, args.output, stdout)
+        return EXIT_OK
+    if args.fmt == "text":
+        text = _as_text(table, args.start, args.precision)
+    elif args.fmt == "csv":
+        text = _as_csv(table, args.start)
+    else:
+        text = _as_json(table)
+    if args.output is None:
+        stdout.write(text)
+        stdout.flush()
+    else:
+        with _open(args.output, "w") as file:
+            file.write(text)
+    return EXIT_OK
+
+
+def _column_names(width: int) -> list[str]:
+    return [f"{'cos' if j % 2 else 'sin'}{j // 2}" for j in range(width)]
+
+
+def _shortest(table: np.ndarray) -> list[list[str]]:
+    """Each value as the shortest decimal that reads back to the same number."""
+    if table.dtype == np.float64:
+        return [[repr(x + 0.0) for x in row] for row in table.tolist()]
+    return [[str(x + 0) for x in row] for row in table]  # NumPy prints float32/16 shortest
+
+
+def _as_text(table: np.ndarray, start: int, precision: int) -> str:
+    header = ["pos", *_column_names(table.shape[1])]
+    rows = [
+        [str(start + r), *(f"{x + 0.0:.{precision}g}" for x in row)]  # + 0.0: no "-0"
+        for r, row in enumerate(table.tolist())
+    ]
+    widths = [max(len(cell) for cell in column) for column in zip(header, *rows, strict=True)]
+    lines = [
+        "  ".join(cell.rjust(w) for cell, w in zip(line, widths, strict=True))
+        for line in (header, *rows)
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _as_csv(table: np.ndarray, start: int) -> str:
+    lines = [",".join(["pos", *_column_names(table.shape[1])])]
+    lines += [",".join([str(start + r), *row]) for r, row in enumerate(_shortest(table))]
+    return "\n".join(lines) + "\n"
+
+
+def _as_json(table: np.ndarray) -> str:
+    rows = ["  [" + ", ".join(row) + "]" for row in _shortest(table)]
+    return "[\n" + ",\n".join(rows) + "\n]\n" if rows else "[]\n"
+
+
+def _write_npy(table: np.ndarray, output: str | None, stdout: TextIO) -> None:
+    if output is not None:
+        with _open(output, "wb") as file:
+            np.save(file, table)
+        return
+    if stdout.isatty():
+        raise _UsageError("npy output is binary: give -o FILE or redirect standard output")
+    stdout.flush()
+    np.save(stdout.buffer, table)
+    stdout.buffer.flush()
+
+
+def _open(path: str, mode: str):
+    try:
+        if "b" in mode:
+            return open(path, mode)  # closed by the caller's with-block
+        return open(path, mode, encoding="utf-8", newline="\n")
+    except OSError as error:
+        raise _UsageError(f"cannot write {path!r}: {error.strerror or error}") from None
+
+
+# --------------------------------------------------------------------------------------
+# The command line.
+
+_COMMANDS: tuple[Callable[[argparse._SubParsersAction], None], ...] = (_add_table,)
+
+
+def _parser() -> _Parser:
+    parser = _Parser(
+        prog="posenc",
+        description="Positional encodings in transformers: exact tables from the shell.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    commands = parser.add_subparsers(title="commands", dest="command", metavar="COMMAND")
+    commands.required = True
+    for add in _COMMANDS:
+        add(commands)
+    return parser
+
+
+def _version() -> str:
+    from posenc import __version__
+
+    return __version__
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``posenc`` command line and return its exit status.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The arguments after the program name; ``sys.argv[1:]`` when None.
+
+    Returns
+    -------
+    int
+        0 on success, 2 on bad input (after one line on standard error).
+
+    Examples
+    --------
+    >>> main(["table", "--length", "2", "--width", "2"])
+    pos      sin0      cos0
+      0         0         1
+      1  0.841471  0.540302
+    0
+    """
+    stdout = sys.stdout
+    try:
+        args = _parser().parse_args(argv)
+        return args.run(args, stdout)
+    except (_UsageError, ValueError, TypeError) as error:
+        print(f"posenc: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except SystemExit as done:  # --help and --version
+        if done.code is None:
+            return EXIT_OK
+        return done.code if isinstance(done.code, int) else EXIT_USAGE
+    except BrokenPipeError:  # the reader went away, as in `posenc table ... | head`
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE

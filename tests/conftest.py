@@ -1,0 +1,168 @@
+"""Shared fixtures for the tests that look at the built site.
+
+The site is whatever ``make site`` (``mkdocs build --strict``) wrote: the
+directory named by ``POSENC_SITE_DIR``, by default ``<repo>/site``. It is
+served from 127.0.0.1 on a free port, under the same path as the configured
+``site_url`` so that pages with absolute links (404.html) load as deployed.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import threading
+import xml.etree.ElementTree as ET
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import ClassVar
+from urllib.parse import urlsplit
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+# Headless and offline: no sandbox as root, no GPU, and none of Chromium's own
+# calls home (component updates, sync, field trials), so every request a test
+# sees comes from the page.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def _site_dir_path() -> Path:
+    """Where the built site should be (it may not exist)."""
+    return Path(os.environ.get("POSENC_SITE_DIR", REPO / "site")).resolve()
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """A test asking for ``site_page`` runs once per HTML file of the site."""
+    if "site_page" not in metafunc.fixturenames:
+        return
+    site = _site_dir_path()
+    if (site / "index.html").is_file():
+        pages = sorted(path.relative_to(site).as_posix() for path in site.rglob("*.html"))
+    else:
+        pages = ["(no built site)"]  # the site_dir fixture then fails, saying what to run
+    metafunc.parametrize("site_page", pages)
+
+
+@pytest.fixture(scope="session")
+def site_dir() -> Path:
+    """The built site; fails, saying what to run, when there is none."""
+    path = _site_dir_path()
+    if not (path / "index.html").is_file():
+        pytest.fail(
+            f"no built site at {path} (no index.html): run `make site` first, "
+            "or set POSENC_SITE_DIR to a directory built by `mkdocs build --strict`",
+            pytrace=False,
+        )
+    return path
+
+
+def _base_path(site: Path) -> str:
+    """The path part of ``site_url`` (MkDocs setting) ("/" if unset), read from the sitemap."""
+    sitemap = site / "sitemap.xml"
+    if not sitemap.is_file():
+        return "/"
+    locs = [el.text or "" for el in ET.parse(sitemap).iter() if el.tag.endswith("loc")]
+    paths = [urlsplit(loc.strip()).path for loc in locs if loc.strip()]
+    if not paths:
+        return "/"
+    shortest = min(paths, key=len)  # the home page, whose URL is site_url itself
+    return shortest if shortest.endswith("/") else shortest.rsplit("/", 1)[0] + "/"
+
+
+class _SiteHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves the site under ``base``; quiet; no directory listings."""
+
+    base: ClassVar[str] = "/"
+    extensions_map: ClassVar[dict[str, str]] = {
+        **http.server.SimpleHTTPRequestHandler.extensions_map,
+        ".js": "text/javascript",
+        ".mjs": "text/javascript",
+        ".json": "application/json",
+        ".svg": "image/svg+xml",
+        ".woff": "font/woff",
+        ".woff2": "font/woff2",
+        ".ttf": "font/ttf",
+        ".webmanifest": "application/manifest+json",
+    }
+
+    def translate_path(self, path: str) -> str:
+        if not path.startswith(self.base):
+            return os.path.join(self.directory, "\0-outside-the-site")  # does not exist: 404
+        return super().translate_path("/" + path[len(self.base) :])
+
+    def list_directory(self, path):  # a directory without index.html is a broken link
+        self.send_error(404, "No index.html here")
+        return None
+
+    def log_message(self, format, *args):
+        pass
+
+
+@pytest.fixture(scope="session")
+def served_url(site_dir: Path) -> Iterator[str]:
+    """Base URL of the site, served from a thread for the whole session."""
+    base = _base_path(site_dir)
+    handler = type("Handler", (_SiteHandler,), {"base": base})
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(handler, directory=str(site_dir))
+    )
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, name="site-server", daemon=True)
+    thread.start()
+    try:
+        host, port = server.server_address[:2]
+        yield f"http://{host}:{port}{base}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """One headless Debian Chromium for the session, driven by Playwright."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:  # pragma: no cover - environment problem, say so plainly
+        pytest.fail("the playwright Python package is not installed", pytrace=False)
+    if not os.access(CHROMIUM, os.X_OK):
+        pytest.fail(f"{CHROMIUM} not found: install Debian's chromium package", pytrace=False)
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
+        )
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture(scope="session")
+def is_local(served_url: str) -> Callable[[str], bool]:
+    """Whether a page may request a URL: the test server, or data held in the page."""
+    parts = urlsplit(served_url)
+    origin = f"{parts.scheme}://{parts.netloc}"
+    return lambda url: url == origin or url.startswith((origin + "/", "data:", "blob:"))
+
+
+@pytest.fixture(scope="session")
+def browser_context(chromium, is_local: Callable[[str], bool]):
+    """One context for every page; a request to any other host is aborted."""
+    context = chromium.new_context(
+        viewport={"width": 1280, "height": 900}, service_workers="block"
+    )
+    context.route(lambda url: not is_local(url), lambda route: route.abort())
+    try:
+        yield context
+    finally:
+        context.close()

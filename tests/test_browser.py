@@ -1,0 +1,217 @@
+"""Every page of the built site, opened in headless Chromium.
+
+For each ``.html`` file of the site (``make site`` first), served locally:
+
+- no console error and no uncaught exception;
+- no failed request, no HTTP status >= 400, and no request to any other host
+  (such requests are also aborted, so nothing leaves the machine);
+- every formula rendered at build time: no raw TeX left in the text outside
+  code, every visible ``.katex`` element has a size, no ``.katex-error``,
+  the KaTeX stylesheet applied (MathML copy visually hidden, HTML shown) and
+  the KaTeX_Main font loaded, no font face failed;
+- every ``<img>`` loaded with non-empty alt text; every ``<figure>`` holds
+  something drawn, and an inline ``<svg>`` in a figure is drawn, sized and
+  named (``role="img"`` with ``aria-label``, ``aria-labelledby`` or ``<title>``);
+- nothing wider than the window.
+
+Closed ``<details>`` (the "check yourself" answers) are opened first, so the
+math and figures inside them are checked too. Redirect stubs (``p/N/``) are
+followed and the page they land on is checked.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+# TeX that should have become KaTeX HTML: math delimiters, or a control word
+# that only math uses.
+_RAW_TEX = re.compile(
+    r"\\[(\[]|\\[)\]]|\$\$"
+    r"|\\(?:frac|sum|prod|sqrt|sin|cos|omega|theta|lambda|pi|mathrm|mathbf|operatorname"
+    r"|left|right|begin|end|cdot|top|le|ge|neq|approx|in|mapsto|to|infty|text)(?![A-Za-z])"
+    r"|\$[^$\n]{0,200}?[\\^_][^$\n]{0,200}?\$"
+)
+# A redirect stub (the short links p/N/): a meta refresh or a script that moves on.
+_REDIRECT = re.compile(
+    r"<meta[^>]+http-equiv=[\"']?refresh|location\.replace\(|location\.href\s*=", re.IGNORECASE
+)
+
+# One pass over the loaded page; returns plain data for Python to judge.
+_INSPECT = """
+async () => {
+  const frame = () => new Promise((done) => requestAnimationFrame(() => done()));
+  for (const d of document.querySelectorAll("details")) d.open = true;
+  for (const img of document.images) img.loading = "eager";
+  await Promise.all([...document.images].map((img) => img.decode().catch(() => null)));
+  await frame(); await frame();
+  await document.fonts.ready;
+
+  const shown = (el) => el.checkVisibility();
+  const size = (el) => { const r = el.getBoundingClientRect(); return [r.width, r.height]; };
+  const short = (el) => el.outerHTML.slice(0, 160);
+
+  const skip = "code, pre, script, style, textarea, noscript, template, kbd, samp, .katex";
+  const text = [document.title];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (node.parentElement && !node.parentElement.closest(skip)) text.push(node.nodeValue);
+  }
+
+  const katex = [...document.querySelectorAll(".katex")];
+  const unsized = katex.filter((k) => shown(k) && size(k).some((v) => v <= 0));
+  const mathml = document.querySelector(".katex .katex-mathml");
+  const html = document.querySelector(".katex .katex-html");
+
+  const figures = [...document.querySelectorAll("figure")].map((fig) => ({
+    html: short(fig),
+    shown: shown(fig),
+    size: size(fig),
+    drawn: fig.querySelector("img, svg, picture, canvas, video, table, pre") !== null,
+  }));
+  const svgs = [...document.querySelectorAll("figure svg")]
+    .filter((svg) => !svg.parentElement.closest("svg"))
+    .map((svg) => ({
+      html: short(svg),
+      shown: shown(svg),
+      size: size(svg),
+      role: svg.getAttribute("role"),
+      name: (svg.getAttribute("aria-label")
+             || (svg.getAttribute("aria-labelledby") || "").split(/\\s+/)
+                  .map((id) => document.getElementById(id)?.textContent || "").join(" ")
+             || svg.querySelector(":scope > title")?.textContent || "").trim(),
+      marks: svg.querySelectorAll("path, use, image, rect, circle, line, polyline, polygon, text")
+               .length,
+    }));
+
+  return {
+    text: text.join("\\u0000"),
+    katex: katex.length,
+    katexUnsized: unsized.map(short),
+    katexErrors: [...document.querySelectorAll(".katex-error")].map(short),
+    katexFont: katex.length ? getComputedStyle(katex[0]).fontFamily : "",
+    mathmlSize: mathml ? size(mathml) : null,
+    mathmlPosition: mathml ? getComputedStyle(mathml).position : null,
+    htmlDisplay: html ? getComputedStyle(html).display : null,
+    fonts: [...document.fonts].map((f) => ({
+      family: f.family.replace(/["']/g, ""), status: f.status, weight: f.weight, style: f.style,
+    })),
+    images: [...document.images].map((img) => ({
+      src: img.currentSrc || img.src,
+      complete: img.complete,
+      naturalWidth: img.naturalWidth,
+      alt: img.getAttribute("alt"),
+      shown: shown(img),
+      size: size(img),
+    })),
+    figures,
+    svgs,
+    overflow: document.documentElement.scrollWidth - window.innerWidth,
+  };
+}
+"""
+
+
+def _math_problems(report: dict) -> list[str]:
+    problems = [
+        f"raw TeX in the page text: {m.group(0)!r}" for m in _RAW_TEX.finditer(report["text"])
+    ]
+    problems += [f"KaTeX error rendered: {html}" for html in report["katexErrors"]]
+    problems += [f"formula with no size: {html}" for html in report["katexUnsized"]]
+    if not report["katex"]:
+        return problems
+    if "KaTeX_Main" not in report["katexFont"]:
+        problems.append(f"KaTeX CSS not applied: .katex font-family is {report['katexFont']!r}")
+    if report["mathmlSize"] is not None and (
+        report["mathmlPosition"] != "absolute" or max(report["mathmlSize"]) > 1
+    ):
+        problems.append(
+            "KaTeX CSS not applied: the MathML copy is visible "
+            f"(position {report['mathmlPosition']}, size {report['mathmlSize']})"
+        )
+    if report["htmlDisplay"] in (None, "none"):
+        problems.append("KaTeX HTML is missing or hidden")
+    loaded = {f["family"] for f in report["fonts"] if f["status"] == "loaded"}
+    if "KaTeX_Main" not in loaded:
+        problems.append(f"KaTeX_Main font not loaded (loaded: {sorted(loaded)})")
+    return problems
+
+
+def _media_problems(report: dict) -> list[str]:
+    problems = [
+        f"font failed to load: {f['family']} {f['weight']} {f['style']}"
+        for f in report["fonts"]
+        if f["status"] == "error"
+    ]
+    for img in report["images"]:
+        if not img["complete"] or img["naturalWidth"] <= 0:
+            problems.append(f"image did not load: {img['src']}")
+        if not (img["alt"] or "").strip():
+            problems.append(f"image without alt text: {img['src']}")
+        if img["shown"] and min(img["size"]) <= 0:
+            problems.append(f"image drawn with no size: {img['src']}")
+    for fig in report["figures"]:
+        if not fig["drawn"]:
+            problems.append(f"figure with nothing drawn in it: {fig['html']}")
+        elif fig["shown"] and min(fig["size"]) <= 0:
+            problems.append(f"figure with no size: {fig['html']}")
+    for svg in report["svgs"]:
+        if svg["role"] != "img" or not svg["name"]:
+            problems.append(f'inline SVG figure needs role="img" and a name: {svg["html"]}')
+        if svg["marks"] == 0:
+            problems.append(f"inline SVG figure is empty: {svg['html']}")
+        if svg["shown"] and min(svg["size"]) <= 0:
+            problems.append(f"inline SVG figure with no size: {svg['html']}")
+    if report["overflow"] > 0:
+        problems.append(f"page is {report['overflow']} px wider than the window")
+    return problems
+
+
+def test_page_renders_cleanly(
+    site_page: str, site_dir: Path, served_url: str, is_local, browser_context
+) -> None:
+    path = site_page  # one HTML file of the site, relative to its root
+    url = served_url + path.removesuffix("index.html")
+    problems: list[str] = []
+
+    def on_console(message) -> None:
+        if message.type == "error":
+            where = message.location.get("url", "")
+            problems.append(f"console error: {message.text} [{where}]")
+
+    def on_request(request) -> None:
+        if not is_local(request.url):
+            problems.append(f"request off the site (aborted): {request.url}")
+
+    def on_failed(request) -> None:
+        if is_local(request.url):  # off-site ones are reported above
+            problems.append(f"request failed: {request.url} ({request.failure})")
+
+    def on_response(response) -> None:
+        if response.status >= 400:
+            problems.append(f"HTTP {response.status}: {response.url}")
+
+    page = browser_context.new_page()
+    page.on("console", on_console)
+    page.on("pageerror", lambda error: problems.append(f"uncaught exception: {error}"))
+    page.on("request", on_request)
+    page.on("requestfailed", on_failed)
+    page.on("response", on_response)
+    try:
+        page.goto(url, wait_until="load")
+        if _REDIRECT.search((site_dir / path).read_text(encoding="utf-8")):
+            page.wait_for_url(lambda now: now.split("#")[0] != url, wait_until="load")
+            landed = page.url.split("#")[0]
+            assert landed.startswith(served_url), f"{path} redirects off the site, to {landed}"
+        page.wait_for_load_state("networkidle")
+        report = page.evaluate(_INSPECT)
+    finally:
+        page.close()
+
+    problems += _math_problems(report) + _media_problems(report)
+    if problems:
+        pytest.fail(f"{path}:\n  " + "\n  ".join(problems), pytrace=False)
