@@ -26,7 +26,9 @@ KIND_WORDS = {
 }
 
 
-def status(entry: Proposition, results: Mapping[int, Any], registry: Mapping[int, Proposition]) -> str:
+def status(
+    entry: Proposition, results: Mapping[int, Any], registry: Mapping[int, Proposition]
+) -> str:
     """'verified with all dependencies', 'verified', or 'failed' / 'not run'."""
     own = results.get(entry.number)
     if own is None:
@@ -68,7 +70,9 @@ def status_line(entry: Proposition, result: Any, state: str) -> str:
         f"mpmath {versions['mpmath']}; run {result.date[:10]}, {result.seconds:.1f} s.",
     ]
     if state == "verified":
-        lines.append("    Some proposition it uses is not verified, so this result is not yet complete.")
+        lines.append(
+            "    Some proposition it uses is not verified, so this result is not yet complete."
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -102,9 +106,8 @@ def misreadings_list(result: Any) -> str:
     for m in result.misreadings:
         verdict = "Refuted" if m["refuted"] else "**Not refuted**"
         why = f" {m['why']}" if m.get("why") else ""
-        items.append(
-            f"- *“{_cell(m['claim'])}”*  \n  {verdict} ({m['kind']}): {_cell(m['counterexample'])}.{why}"
-        )
+        witness = _cell(m["counterexample"])
+        items.append(f"- *“{_cell(m['claim'])}”*  \n  {verdict} ({m['kind']}): {witness}.{why}")
     return "\n".join(items) + "\n"
 
 
@@ -137,13 +140,17 @@ def fill(markdown: str, blocks: Mapping[str, str]) -> str:
     def one(match: re.Match[str]) -> str:
         name = match.group(1)
         if name not in blocks:
-            raise KeyError(f"unknown marker <!-- posenc:{name} -->; known: {', '.join(sorted(blocks))}")
+            raise KeyError(
+                f"unknown marker <!-- posenc:{name} -->; known: {', '.join(sorted(blocks))}"
+            )
         return blocks[name]
 
     return MARKER_RE.sub(one, markdown)
 
 
-def corpus_table(registry: Mapping[int, Proposition], results: Mapping[int, Any], base: str) -> str:
+def corpus_table(
+    registry: Mapping[int, Proposition], results: Mapping[int, Any], base: str
+) -> str:
     """The list of propositions with their status, for the home page."""
     rows = ["| N | Proposition | Uses | Evidence | Status |", "|--:|---|---|---|---|"]
     for n, entry in registry.items():

@@ -33,9 +33,15 @@ def record(result: Any, state: str) -> str:
 
 
 def _bib_escape(text: str) -> str:
-    return text.replace("\\", r"\textbackslash{}").replace("{", r"\{").replace("}", r"\}").replace(
-        "&", r"\&"
-    ).replace("%", r"\%").replace("#", r"\#").replace("_", r"\_")
+    return (
+        text.replace("\\", r"\textbackslash{}")
+        .replace("{", r"\{")
+        .replace("}", r"\}")
+        .replace("&", r"\&")
+        .replace("%", r"\%")
+        .replace("#", r"\#")
+        .replace("_", r"\_")
+    )
 
 
 def bibtex(entry: Proposition, *, site_url: str, version: str, year: str, note: str) -> str:
@@ -63,9 +69,11 @@ def plain(entry: Proposition, *, site_url: str, version: str, year: str) -> str:
 def cite_block(entry: Proposition, *, site_url: str, version: str, year: str, note: str) -> str:
     """Markdown for the Cite section: BibTeX, plain text, permanent link (each copyable)."""
     link = permalink(site_url, entry)
+    bib = bibtex(entry, site_url=site_url, version=version, year=year, note=note)
+    text = plain(entry, site_url=site_url, version=version, year=year)
     return (
         f"Permanent link: <{link}>\n\n"
-        f'```bibtex title="BibTeX"\n{bibtex(entry, site_url=site_url, version=version, year=year, note=note)}\n```\n\n'
-        f'```text title="Plain text"\n{plain(entry, site_url=site_url, version=version, year=year)}\n```\n\n'
+        f'```bibtex title="BibTeX"\n{bib}\n```\n\n'
+        f'```text title="Plain text"\n{text}\n```\n\n'
         f'```text title="Permanent link"\n{link}\n```\n'
     )

@@ -49,7 +49,9 @@ STATE: dict[str, Build] = {}
 def _progress(index: int, total: int, path: Path, result: runner.Result | None) -> None:
     if result is not None:
         how = "cached" if result.cached else f"{result.seconds:.1f} s"
-        log.info(f"proof {index}/{total}: Proposition {runner.number_of(path)} {result.status} ({how})")
+        log.info(
+            f"proof {index}/{total}: Proposition {runner.number_of(path)} {result.status} ({how})"
+        )
 
 
 def on_config(config, **_):
@@ -62,8 +64,12 @@ def on_config(config, **_):
     runner.write_report(list(results.values()))
     failed = [r for r in results.values() if not r.passed]
     if failed:
-        lines = [f"Proposition {r.number} ({r.title}): {line}" for r in failed for line in r.failures()]
-        raise PluginError("posenc: a proof failed, so the site is not built:\n  " + "\n  ".join(lines))
+        lines = [
+            f"Proposition {r.number} ({r.title}): {line}" for r in failed for line in r.failures()
+        ]
+        raise PluginError(
+            "posenc: a proof failed, so the site is not built:\n  " + "\n  ".join(lines)
+        )
     missing = [n for n, e in entries.items() if e.retired is None and n not in results]
     if missing:
         raise PluginError(f"posenc: no proof result for proposition(s) {missing}")
@@ -86,11 +92,17 @@ def on_files(files, config, **_):
         for figure in entry.figures:
             if files.get_file_from_path(f"figures/{figure.name}.svg") is None:
                 files.append(
-                    File.generated(config, f"figures/{figure.name}.svg", content=svg.figure_svg(figure.name))
+                    File.generated(
+                        config, f"figures/{figure.name}.svg", content=svg.figure_svg(figure.name)
+                    )
                 )
         target = "../../" + entry.url
         title = f"Proposition {entry.number}: {entry.title}"
-        files.append(File.generated(config, f"{entry.permalink}index.html", content=svg.redirect_page(target, title)))
+        files.append(
+            File.generated(
+                config, f"{entry.permalink}index.html", content=svg.redirect_page(target, title)
+            )
+        )
     for source, dest in katex.katex_assets(ROOT):
         files.append(File.generated(config, dest, abs_src_path=str(source)))
     return files

@@ -93,7 +93,9 @@ def _entry(path: Path, docs: Path) -> Proposition:
     if not isinstance(number, int) or isinstance(number, bool) or number < 1:
         raise RegistryError(f"{where}: number must be a positive integer, got {number!r}")
     if number != int(match.group(1)):
-        raise RegistryError(f"{where}: front matter says number {number}, the file name says {match.group(1)}")
+        raise RegistryError(
+            f"{where}: front matter says number {number}, the file name says {match.group(1)}"
+        )
     uses = data.get("uses") or []
     if not all(isinstance(u, int) for u in uses):
         raise RegistryError(f"{where}: uses must list proposition numbers, got {uses!r}")
@@ -128,8 +130,9 @@ def load(docs: Path, root: Path | None = None) -> dict[int, Proposition]:
     for path in sorted((docs / "propositions").glob("p*.md")):
         entry = _entry(path, docs)
         if entry.number in found:
+            first = found[entry.number].page
             raise RegistryError(
-                f"proposition {entry.number} is defined twice: {found[entry.number].page} and {entry.page}"
+                f"proposition {entry.number} is defined twice: {first} and {entry.page}"
             )
         found[entry.number] = entry
     for entry in found.values():
@@ -151,12 +154,16 @@ def load(docs: Path, root: Path | None = None) -> dict[int, Proposition]:
 
 def _check_proof(entry: Proposition, root: Path) -> None:
     if not entry.proof:
-        raise RegistryError(f"{entry.page}: a live proposition needs 'proof: proofs/pNN_<slug>.py'")
+        raise RegistryError(
+            f"{entry.page}: a live proposition needs 'proof: proofs/pNN_<slug>.py'"
+        )
     path = root / entry.proof
     if not path.is_file():
         raise RegistryError(f"{entry.page}: proof file {entry.proof} does not exist")
     if not path.name.startswith(f"p{entry.number:02d}_"):
-        raise RegistryError(f"{entry.page}: proof {entry.proof} is not named p{entry.number:02d}_*.py")
+        raise RegistryError(
+            f"{entry.page}: proof {entry.proof} is not named p{entry.number:02d}_*.py"
+        )
     declared = re.search(r"^NUMBER\s*=\s*(\d+)", path.read_text(encoding="utf-8"), re.M)
     if not declared or int(declared.group(1)) != entry.number:
         raise RegistryError(

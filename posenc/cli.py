@@ -219,11 +219,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (_UsageError, ValueError, TypeError) as error:
         print(f"posenc: error: {error}", file=sys.stderr)
         return EXIT_USAGE
-    except SystemExit as done:  # --help and --version
-        if done.code is None:
-            return EXIT_OK
-        return done.code if isinstance(done.code, int) else EXIT_USAGE
     except BrokenPipeError:  # the reader went away, as in `posenc table ... | head`
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_BROKEN_PIPE
+    except OSError as error:  # for example a full disk while writing -o FILE
+        print(f"posenc: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except SystemExit as done:  # --help and --version
+        if done.code is None:
+            return EXIT_OK
+        return done.code if isinstance(done.code, int) else EXIT_USAGE

@@ -46,8 +46,11 @@ def table(results: list[runner.Result]) -> str:
         for r in results
     ]
     widths = [max(len(row[i]) for row in [head, *rows]) for i in range(len(head))]
-    line = lambda row: "  ".join(cell.ljust(width) for cell, width in zip(row, widths))  # noqa: E731
-    return "\n".join(line(r).rstrip() for r in [head, tuple("-" * w for w in widths), *rows])
+    lines = [head, tuple("-" * w for w in widths), *rows]
+    return "\n".join(
+        "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+        for row in lines
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -55,12 +58,20 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m proofs",
         description="Run the machine checks of the posenc propositions.",
     )
-    parser.add_argument("numbers", nargs="*", type=int, metavar="N", help="propositions to run (default: all)")
     parser.add_argument(
-        "--no-cache", action="store_true", help="re-run even when a cached result matches (and update the cache)"
+        "numbers", nargs="*", type=int, metavar="N", help="propositions to run (default: all)"
     )
-    parser.add_argument("--report", type=Path, default=runner.DEFAULT_REPORT, help="where to write the JSON report")
-    parser.add_argument("--dir", type=Path, default=runner.HERE, help="directory holding the proof files")
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="re-run even when a cached result matches (and update the cache)",
+    )
+    parser.add_argument(
+        "--report", type=Path, default=runner.DEFAULT_REPORT, help="where to write the JSON report"
+    )
+    parser.add_argument(
+        "--dir", type=Path, default=runner.HERE, help="directory holding the proof files"
+    )
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     args = parser.parse_args(argv)
     try:
@@ -81,7 +92,12 @@ def main(argv: list[str] | None = None) -> int:
     print(table(results))
     path = runner.write_report(results, args.report)
     failed = [r for r in results if not r.passed]
-    summary = f"{len(results) - len(failed)} verified, {len(failed)} failed; report: {path}"
+    shown = (
+        path.resolve().relative_to(Path.cwd())
+        if path.resolve().is_relative_to(Path.cwd())
+        else path
+    )
+    summary = f"{len(results) - len(failed)} verified, {len(failed)} failed; report: {shown}"
     print(summary)
     return 1 if failed else 0
 

@@ -156,16 +156,18 @@ class Recorder:
         detail = f"difference reduces to 0 ({how})" if how else "difference did not reduce to 0"
         return self._record(claim, "identity", scope, how is not None, detail)
 
-    def instances(
-        self, claim: str, cases: Iterable[tuple[str, Any]], *, scope: str
-    ) -> bool:
+    def instances(self, claim: str, cases: Iterable[tuple[str, Any]], *, scope: str) -> bool:
         """Record that each ``(label, difference)`` of a finite family reduces to zero."""
         count = 0
         for label, difference in cases:
             count += 1
             if reduce_to_zero(difference) is None:
                 return self._record(
-                    claim, "instances", scope, False, f"case {label}: difference did not reduce to 0"
+                    claim,
+                    "instances",
+                    scope,
+                    False,
+                    f"case {label}: difference did not reduce to 0",
                 )
         if count == 0:
             return self._record(claim, "instances", scope, False, "the family was empty")
@@ -178,8 +180,10 @@ class Recorder:
                 raise TypeError("exact checks take integers or rationals, not floats")
         lhs_, rhs_ = sp.Rational(lhs), sp.Rational(rhs)
         holds = {"==": lhs_ == rhs_, "<": lhs_ < rhs_, "<=": lhs_ <= rhs_}[relation]
-        detail = f"{_short(lhs_)} {relation} {_short(rhs_)}" if holds else (
-            f"false: {_short(lhs_)} {relation} {_short(rhs_)}"
+        detail = (
+            f"{_short(lhs_)} {relation} {_short(rhs_)}"
+            if holds
+            else (f"false: {_short(lhs_)} {relation} {_short(rhs_)}")
         )
         return self._record(claim, "exact", scope, bool(holds), detail)
 
@@ -221,15 +225,29 @@ def refute(misreading: Misreading) -> Refutation:
     try:
         misreading.refute(witness)
     except Exception as exc:  # a crashing refutation refutes nothing
-        return Refutation(misreading.claim, False, "none", f"error: {exc!r}", misreading.why,
-                          time.perf_counter() - start)
+        return Refutation(
+            misreading.claim,
+            False,
+            "none",
+            f"error: {exc!r}",
+            misreading.why,
+            time.perf_counter() - start,
+        )
     good = [w for w in witness.found if w[0]]
     if not good:
         shown = "; ".join(w[2] for w in witness.found) or "no witness given"
-        return Refutation(misreading.claim, False, "none", f"not refuted: {shown}", misreading.why,
-                          time.perf_counter() - start)
+        return Refutation(
+            misreading.claim,
+            False,
+            "none",
+            f"not refuted: {shown}",
+            misreading.why,
+            time.perf_counter() - start,
+        )
     _, kind, shown = good[0]
-    return Refutation(misreading.claim, True, kind, shown, misreading.why, time.perf_counter() - start)
+    return Refutation(
+        misreading.claim, True, kind, shown, misreading.why, time.perf_counter() - start
+    )
 
 
 def _is_matrix(value: Any) -> bool:

@@ -51,7 +51,13 @@ def attention(x: sp.Matrix, causal: bool = False) -> sp.Matrix:
         allowed = range(r + 1) if causal else range(x.rows)
         weight = [sp.exp(scores[r, j]) for j in allowed]
         total = sp.Add(*weight)
-        rows.append(sum((weight[t] * values.row(j) for t, j in enumerate(allowed)), sp.zeros(1, values.cols)) / total)
+        rows.append(
+            sum(
+                (weight[t] * values.row(j) for t, j in enumerate(allowed)),
+                sp.zeros(1, values.cols),
+            )
+            / total
+        )
     return sp.Matrix.vstack(*rows)
 
 
@@ -72,7 +78,8 @@ def equivariance_cases(causal: bool = False):
         x = tokens(n)
         out = attention(x, causal)
         for perm in itertools.permutations(range(n)):
-            yield f"n = {n}, perm = {perm}", attention_of_permuted(out, x, perm) - permute_rows(out, perm)
+            moved = attention_of_permuted(out, x, perm)  # Attn(P X)
+            yield f"n = {n}, perm = {perm}", moved - permute_rows(out, perm)
 
 
 def checks(rec: Recorder) -> None:
@@ -94,7 +101,11 @@ def checks(rec: Recorder) -> None:
     rec.instances(
         "softmax(P s) = P softmax(s)",
         (
-            (str(perm), sp.Matrix(softmax([s[p] for p in perm])) - sp.Matrix([softmax(s)[p] for p in perm]))
+            (
+                str(perm),
+                sp.Matrix(softmax([s[p] for p in perm]))
+                - sp.Matrix([softmax(s)[p] for p in perm]),
+            )
             for perm in itertools.permutations(range(4))
         ),
         scope="score rows of length 4, all 24 permutations, symbolic scores",
@@ -109,7 +120,10 @@ def checks(rec: Recorder) -> None:
     for _ in range(20):
         xs, q, k, v = (rng.normal(size=shape) for shape in ((4, 2), (2, 2), (2, 2), (2, 2)))
         got = posenc.attention(xs, q, k, v)  # (4, 2)
-        want = np.array(formula(list(xs.ravel()), list(q.ravel()), list(k.ravel()), list(v.ravel())), dtype=float)
+        want = np.array(
+            formula(list(xs.ravel()), list(q.ravel()), list(k.ravel()), list(v.ravel())),
+            dtype=float,
+        )
         worst = max(worst, float(np.abs(got - want).max()))
     rec.numeric(
         "posenc.attention equals the symbolic Attn",
@@ -141,12 +155,12 @@ def checks(rec: Recorder) -> None:
 
 # One concrete point for the witnesses: two tokens, identity weights.
 _POINT_X = sp.Matrix([[1, 0], [0, 1]])
-_IDENTITY = {**dict(zip(WQ, sp.eye(2))), **dict(zip(WK, sp.eye(2))), **dict(zip(WV, sp.eye(2)))}
+_IDENTITY = {s: v for w in (WQ, WK, WV) for s, v in zip(w, sp.eye(2), strict=True)}
 _SWAP = (1, 0)
 
 
 def _at_point(expr: sp.Matrix, x: sp.Matrix) -> sp.Matrix:
-    return substitute(expr, {**_IDENTITY, **dict(zip(x, _POINT_X))})
+    return substitute(expr, {**_IDENTITY, **dict(zip(x, _POINT_X, strict=True))})
 
 
 def _invariant(wit: Witness) -> None:

@@ -59,7 +59,9 @@ def checks(rec: Recorder) -> None:
 
     # Step 3. One full turn takes lambda_i positions: the pair repeats after
     # its wavelength, and lambda_i * w_i = 2 pi.
-    rec.identity("lambda_i * w_i = 2 pi", wavelength * speed - 2 * sp.pi, scope="b > 0, d > 0, i >= 0")
+    rec.identity(
+        "lambda_i * w_i = 2 pi", wavelength * speed - 2 * sp.pi, scope="b > 0, d > 0, i >= 0"
+    )
     s_now, c_now = pe_pair(pos)
     s_later, c_later = pe_pair(pos + wavelength)
     rec.identity(
@@ -84,7 +86,9 @@ def checks(rec: Recorder) -> None:
     # Step 5. Each pair is a point on the unit circle, so the squared length of
     # the code is the number of pairs, d/2, whatever the position.
     s, c = pe_pair(pos)
-    rec.identity("sin^2 + cos^2 = 1 on every pair", s**2 + c**2 - 1, scope="all real pos, i, d, b > 0")
+    rec.identity(
+        "sin^2 + cos^2 = 1 on every pair", s**2 + c**2 - 1, scope="all real pos, i, d, b > 0"
+    )
     norm_squared = sp.Sum(sp.simplify(s**2 + c**2), (i, 0, d / 2 - 1)).doit()
     rec.identity(
         "|PE(pos)|^2 = d/2",
@@ -98,34 +102,50 @@ def checks(rec: Recorder) -> None:
     low, high = Fraction("1.0366325"), Fraction("1.0366335")
     rec.exact(
         "at d = 512 the ratio 10000^(2/512) rounds to 1.036633 (low side)",
-        low**256, 10000, relation="<", scope="exact rationals: 1.0366325^256 < 10000",
+        low**256,
+        10000,
+        relation="<",
+        scope="exact rationals: 1.0366325^256 < 10000",
     )
     rec.exact(
         "at d = 512 the ratio 10000^(2/512) rounds to 1.036633 (high side)",
-        10000, high**256, relation="<", scope="exact rationals: 10000 < 1.0366335^256",
+        10000,
+        high**256,
+        relation="<",
+        scope="exact rationals: 10000 < 1.0366335^256",
     )
     # The last rung: 10000^((d-2)/d) = 10000^(255/256) lies in (9646.6155, 9646.6165)
     # iff low^256 < 10000^255 < high^256.
     low, high = Fraction("9646.6155"), Fraction("9646.6165")
     rec.exact(
         "at d = 512 the last rung is 10000^(510/512) = 9646.616 (low side)",
-        low**256, 10000**255, relation="<", scope="exact integers and rationals",
+        low**256,
+        10000**255,
+        relation="<",
+        scope="exact integers and rationals",
     )
     rec.exact(
         "at d = 512 the last rung is 10000^(510/512) = 9646.616 (high side)",
-        10000**255, high**256, relation="<", scope="exact integers and rationals",
+        10000**255,
+        high**256,
+        relation="<",
+        scope="exact integers and rationals",
     )
     # 2 pi times it, with pi enclosed by rationals (Archimedes' kind of bound,
     # here the float64 neighbours of pi, which bracket it).
     pi_low, pi_high = Fraction(3141592653589793, 10**15), Fraction(3141592653589794, 10**15)
     rec.exact(
         "the longest wavelength at d = 512 is 60,611.5 positions (to 0.1)",
-        2 * pi_high * Fraction("9646.6165"), Fraction("60611.55"), relation="<",
+        2 * pi_high * Fraction("9646.6165"),
+        Fraction("60611.55"),
+        relation="<",
         scope="exact rationals, pi < 3.141592653589794",
     )
     rec.exact(
         "... and more than 60,611.45",
-        Fraction("60611.45"), 2 * pi_low * Fraction("9646.6155"), relation="<",
+        Fraction("60611.45"),
+        2 * pi_low * Fraction("9646.6155"),
+        relation="<",
         scope="exact rationals, pi > 3.141592653589793",
     )
 
@@ -154,7 +174,10 @@ def checks(rec: Recorder) -> None:
         got_lengths = posenc.wavelengths(width)
         for k, true in enumerate(exact_speeds):
             worst_speed = max(worst_speed, float(abs((got_speeds[k] - true) / true)))
-            worst_length = max(worst_length, float(abs((got_lengths[k] - 2 * mpmath.pi / true) * true / (2 * mpmath.pi))))
+            worst_length = max(
+                worst_length,
+                float(abs((got_lengths[k] - 2 * mpmath.pi / true) * true / (2 * mpmath.pi))),
+            )
     rec.numeric(
         "posenc.frequencies and posenc.wavelengths match b^(-2i/d), 2 pi b^(2i/d)",
         max(worst_speed, worst_length),

@@ -136,7 +136,9 @@ def _wrong_sign(wit: Witness) -> None:
     wrong = sp.Matrix([[sp.cos(w * k), -sp.sin(w * k)], [sp.sin(w * k), sp.cos(w * k)]])
     point = {w: 1, k: 1, pos: 0}
     wit.differs(
-        substitute(wrong * pair(pos), point), substitute(pair(pos + k), point), at="w = 1, k = 1, pos = 0"
+        substitute(wrong * pair(pos), point),
+        substitute(pair(pos + k), point),
+        at="w = 1, k = 1, pos = 0",
     )
 
 

@@ -72,7 +72,9 @@ class Result:
     def failures(self) -> list[str]:
         """One line per failed check or unrefuted misreading."""
         lines = [f"error: {self.error}"] if self.error else []
-        lines += [f"check failed: {c['claim']} ({c['detail']})" for c in self.checks if not c["passed"]]
+        lines += [
+            f"check failed: {c['claim']} ({c['detail']})" for c in self.checks if not c["passed"]
+        ]
         lines += [
             f"misreading not refuted: {m['claim']} ({m['counterexample']})"
             for m in self.misreadings
@@ -116,7 +118,9 @@ def versions() -> dict[str, str]:
 
 def _imports_posenc(source: str) -> bool:
     for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "posenc" for a in node.names):
+        if isinstance(node, ast.Import) and any(
+            a.name.split(".")[0] == "posenc" for a in node.names
+        ):
             return True
         if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "posenc":
             return True
@@ -164,7 +168,9 @@ def run_one(path: Path) -> Result:
     try:
         module = load(path)
         if getattr(module, "NUMBER", None) != number:
-            raise ValueError(f"NUMBER = {getattr(module, 'NUMBER', None)!r} but the file says {number}")
+            raise ValueError(
+                f"NUMBER = {getattr(module, 'NUMBER', None)!r} but the file says {number}"
+            )
         title, uses = module.TITLE, [int(u) for u in module.USES]
         statement = (module.__doc__ or "").strip()
         recorder = Recorder()

@@ -40,13 +40,22 @@ def test_every_live_page_has_the_full_skeleton(entries):
         text = (DOCS / entry.page).read_text()
         found = blocks.MARKER_RE.findall(text)
         assert tuple(m for m in found if m in blocks.MARKERS) == blocks.MARKERS, entry.page
-        for heading in ("## Intuition", "## Argument", "## Machine check", "## Misreadings, refuted",
-                        "## Check yourself", "## Sources", "## Cite"):
+        for heading in (
+            "## Intuition",
+            "## Argument",
+            "## Machine check",
+            "## Misreadings, refuted",
+            "## Check yourself",
+            "## Sources",
+            "## Cite",
+        ):
             assert heading in text, f"{entry.page} lacks {heading}"
         assert f'--8<-- "{entry.proof}"' in text, f"{entry.page} does not include its proof"
-        assert '??? question' in text
+        assert "??? question" in text
         for figure in entry.figures:
-            assert f"../figures/{figure.name}.svg" in text, f"{entry.page} does not show {figure.name}"
+            assert f"../figures/{figure.name}.svg" in text, (
+                f"{entry.page} does not show {figure.name}"
+            )
 
 
 def test_uses_and_used_by_are_mirror_images(entries):
@@ -136,7 +145,10 @@ def parse_bibtex(text: str) -> tuple[str, str, dict[str, str]]:
 def test_bibtex_names_permalink_version_and_record(entries):
     entry = entries[8]
     text = cite.bibtex(
-        entry, site_url="https://example.org/x/", version="1.2.3", year="2026",
+        entry,
+        site_url="https://example.org/x/",
+        version="1.2.3",
+        year="2026",
         note="Machine check verified: 9/9 checks; proof p08 sha256 0123",
     )
     kind, key, fields = parse_bibtex(text)
@@ -148,7 +160,12 @@ def test_bibtex_names_permalink_version_and_record(entries):
 
 
 def test_bibtex_escapes_special_characters(entries):
-    text = cite.bibtex(entries[1], site_url="https://e.org/", version="1", year="2026",
-                       note="50% of {braces} & under_scores")
+    text = cite.bibtex(
+        entries[1],
+        site_url="https://e.org/",
+        version="1",
+        year="2026",
+        note="50% of {braces} & under_scores",
+    )
     _, _, fields = parse_bibtex(text)
     assert r"50\% of \{braces\} \& under\_scores" in fields["note"]

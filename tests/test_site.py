@@ -25,7 +25,11 @@ EPOCH = "1767225600"  # 2026-01-01, any fixed value will do
 def build(source: Path, site: Path, epoch: str = EPOCH) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "SOURCE_DATE_EPOCH": epoch}
     return subprocess.run(
-        [*MKDOCS, "--site-dir", str(site)], cwd=source, env=env, capture_output=True, text=True,
+        [*MKDOCS, "--site-dir", str(site)],
+        cwd=source,
+        env=env,
+        capture_output=True,
+        text=True,
         timeout=900,
     )
 
@@ -103,7 +107,10 @@ def test_math_is_rendered_at_build_time(site):
         body = re.sub(r"<(code|pre)\b.*?</\1>", "", html, flags=re.S)
         assert "\\(" not in body and "\\[" not in body, page
     home = (site / "index.html").read_text()
-    assert 'class="katex"' in (site / "propositions" / "p05-bank-of-clocks" / "index.html").read_text()
+    assert (
+        'class="katex"'
+        in (site / "propositions" / "p05-bank-of-clocks" / "index.html").read_text()
+    )
     assert "assets/katex/katex.min.css" in home
 
 
@@ -121,7 +128,7 @@ def test_no_page_loads_anything_from_elsewhere(site):
 
 def test_home_lists_every_proposition_with_status(site, entries):
     home = (site / "index.html").read_text()
-    for n, entry in entries.items():
+    for entry in entries.values():
         assert f'href="{entry.url}"' in home
     assert home.count("verified with all dependencies") >= len(entries)
 
@@ -140,7 +147,9 @@ def test_a_false_claim_fails_the_strict_build(tmp_path):
     proof = project / "proofs" / "p08_shift_is_rotation.py"
     true = "block(w * j) * block(w * k) - block(w * (j + k))"
     assert true in proof.read_text()
-    proof.write_text(proof.read_text().replace(true, "block(w * j) * block(w * k) - block(w * (j - k))"))
+    proof.write_text(
+        proof.read_text().replace(true, "block(w * j) * block(w * k) - block(w * (j - k))")
+    )
     done = build(project, tmp_path / "site")
     assert done.returncode != 0
     assert "Proposition 8 (A shift is a rotation): check failed: M_j M_k = M_(j+k)" in done.stderr
