@@ -128,13 +128,13 @@ def test_permutation_figure_shows_equivariance():
 
 def test_permutation_figure_uses_posenc_attention(monkeypatch):
     calls = []
-    real = figures.attention
+    real = figures.order.attention
 
     def spy(*args, **kwargs):
         calls.append(np.shape(args[0]))
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(figures, "attention", spy)
+    monkeypatch.setattr(figures.order, "attention", spy)
     figures.fig_permutation_equivariance()
     assert calls == [(4, 3), (4, 3)]
     assert real is posenc.attention
@@ -144,7 +144,7 @@ def test_permutation_figure_output_is_scaled_dot_product_attention():
     fig = figures.fig_permutation_equivariance()
     out_ax = next(ax for ax in fig.axes if ax.get_title() == r"output $\mathrm{Attn}(X)$")
     drawn = np.asarray(out_ax.images[0].get_array())  # (4, 3)
-    x, wq, wk, wv = figures._X, figures._WQ, figures._WK, figures._WV
+    x, wq, wk, wv = figures.order._X, figures.order._WQ, figures.order._WK, figures.order._WV
     d_k = wk.shape[1]
     for r in range(x.shape[0]):  # softmax(q_r . k_j / sqrt(d_k)) over j, then mix values
         q = [sum(x[r, a] * wq[a, b] for a in range(3)) for b in range(3)]

@@ -1,0 +1,26 @@
+"""Figures of the posenc corpus, drawn from the library's own numbers.
+
+Each ``fig_<slug>`` is a pure function that returns a new
+:class:`matplotlib.figure.Figure`. Nothing here uses pyplot, touches
+``rcParams`` or writes a file: the site build renders the figure to SVG with
+its own deterministic settings. The first line of each docstring is the
+figure's default alt text.
+
+>>> fig = fig_shift_rotation(pair=0, width=8, pos=2, k=3)
+>>> fig.get_size_inches().tolist(), fig.get_facecolor()
+([7.0, 4.0], (1.0, 1.0, 1.0, 1.0))
+
+Every figure has an opaque white background, so it reads the same on a light or
+a dark page, and uses colour-blind-safe colours (ColorBrewer ``RdBu``; the
+Okabe-Ito palette for categories).
+
+References: Vaswani et al. 2017, *Attention Is All You Need*, section 3.5 (the
+sinusoidal code); Okabe and Ito 2008, *Color Universal Design* (the palette).
+"""
+
+from __future__ import annotations
+
+from .clocks import fig_clock_bank, fig_shift_rotation
+from .order import fig_permutation_equivariance
+
+__all__ = ["fig_clock_bank", "fig_permutation_equivariance", "fig_shift_rotation"]
