@@ -13,7 +13,7 @@ CHROMIUM ?= /usr/bin/chromium
 export NO_MKDOCS_2_WARNING := 1
 export SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 
-.PHONY: all install serve site proofs test test-fast lint format lock chromium clean
+.PHONY: all install serve site pdf proofs test lint format lock chromium clean
 
 all: test
 
@@ -47,6 +47,9 @@ proofs: install
 
 site: install
 	$(BIN)/mkdocs build --strict
+
+pdf: site chromium
+	$(PY) tools/print_pdf.py site posenc-corpus.pdf
 
 serve: install
 	$(BIN)/mkdocs serve --strict --dev-addr 127.0.0.1:8000

@@ -29,7 +29,9 @@ KIND_WORDS = {
 def status(
     entry: Proposition, results: Mapping[int, Any], registry: Mapping[int, Proposition]
 ) -> str:
-    """'verified with all dependencies', 'verified', or 'failed' / 'not run'."""
+    """'verified with all dependencies', 'verified', 'failed', 'not run' or 'retired'."""
+    if entry.retired is not None:
+        return "retired"
     own = results.get(entry.number)
     if own is None:
         return "not run"
@@ -39,6 +41,22 @@ def status(
     if all(r is not None and r.passed for r in below):
         return "verified with all dependencies"
     return "verified"
+
+
+def retired_notice(entry: Proposition, registry: Mapping[int, Proposition], base: str) -> str:
+    """What a retired number's page says: that it is retired, why, and what replaced it."""
+    info = entry.retired or {}
+    new = info.get("replaced_by")
+    where = ""
+    if new in registry:
+        where = f" It is replaced by [Proposition {new} ({registry[new].title})]"
+        where += f"({base}{registry[new].page})."
+    why = f" {info['why']}" if info.get("why") else ""
+    return (
+        f'<span id="{entry.anchor}"></span>\n\n'
+        f'!!! warning "Proposition {entry.number} is retired"\n\n'
+        f"    Its number stays reserved for it and is never reused.{where}{why}\n"
+    )
 
 
 def statement_box(entry: Proposition) -> str:
@@ -124,14 +142,52 @@ def relations(entry: Proposition, registry: Mapping[int, Proposition], base: str
     return f"**Depends on:** {names(entry.uses)}.\n\n**Used by:** {names(entry.used_by)}.\n"
 
 
-def sources_list(entry: Proposition, sources: Mapping[str, Mapping[str, Any]]) -> str:
+def reference(source: Mapping[str, Any]) -> str:
+    """One source, formatted: authors (year). Title. Venue. URL."""
+    s = source
+    return f"{s['authors']} ({s['year']}). *{s['title']}*. {s['venue']}. <{s['url']}>"
+
+
+def sources_list(
+    entry: Proposition, sources: Mapping[str, Mapping[str, Any]], bibliography: str | None = None
+) -> str:
+    """The page's sources; each links to its entry in the bibliography when there is one."""
     items = []
     for key in entry.sources:
         if key not in sources:
             raise KeyError(f"{entry.page}: unknown source '{key}' (add it to docs/sources.yml)")
-        s = sources[key]
-        items.append(f"- {s['authors']} ({s['year']}). *{s['title']}*. {s['venue']}. <{s['url']}>")
+        link = f" [In the bibliography]({bibliography}#{key})." if bibliography else ""
+        items.append(f"- {reference(sources[key])}{link}")
     return "\n".join(items) + "\n" if items else "None beyond the argument above.\n"
+
+
+def bibliography(
+    sources: Mapping[str, Mapping[str, Any]], cited_by: Mapping[str, list[str]]
+) -> str:
+    """Every source, sorted by key, with an anchor per key and the pages that cite it."""
+    items = []
+    for key in sorted(sources):
+        users = cited_by.get(key, [])
+        where = f"  \n  Cited by {', '.join(users)}." if users else ""
+        items.append(f'- <span id="{key}"></span>`{key}`: {reference(sources[key])}{where}')
+    return "\n".join(items) + "\n"
+
+
+HEADING_RE = re.compile(r"^(#{1,5}) ", re.M)
+FENCE_RE = re.compile(r"^(```|~~~)", re.M)
+
+
+def demote(markdown: str) -> str:
+    """Every heading one level down, and every collapsible block open (for print)."""
+    out, fenced = [], False
+    for line in markdown.splitlines():
+        if FENCE_RE.match(line.lstrip()):
+            fenced = not fenced
+        if not fenced:
+            line = HEADING_RE.sub(lambda m: "#" + m.group(1) + " ", line)
+            line = re.sub(r"^(\s*)\?\?\? ", r"\1???+ ", line)
+        out.append(line)
+    return "\n".join(out) + "\n"
 
 
 def fill(markdown: str, blocks: Mapping[str, str]) -> str:

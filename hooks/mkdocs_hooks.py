@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # MkDocs loads this file by path, not as part of a package
     sys.path.insert(0, str(ROOT))
 
-from hooks import blocks, cite, katex, registry, svg  # noqa: E402
+from hooks import blocks, cite, export, graph, katex, registry, svg  # noqa: E402
 from proofs import runner  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.posenc")
@@ -39,8 +39,13 @@ class Build:
     sources: dict[str, Any]
     version: str
     site_url: str
+    docs: str
     by_page: dict[str, registry.Proposition] = field(default_factory=dict)
     renderer: katex.KatexRenderer | None = None
+    has_bibliography: bool = False
+
+    def state(self, entry: registry.Proposition) -> str:
+        return blocks.status(entry, self.results, self.registry)
 
 
 STATE: dict[str, Build] = {}
@@ -82,6 +87,7 @@ def on_config(config, **_):
         version=version,
         site_url=config.site_url,
         by_page={e.page: e for e in entries.values()},
+        docs=str(docs),
     )
     return config
 
@@ -105,6 +111,34 @@ def on_files(files, config, **_):
         )
     for source, dest in katex.katex_assets(ROOT):
         files.append(File.generated(config, dest, abs_src_path=str(source)))
+    year = _year(next(iter(build.results.values()), None))
+    files.append(
+        File.generated(
+            config,
+            "propositions.json",
+            content=export.propositions_json(
+                build.registry,
+                build.results,
+                build.sources,
+                site_url=build.site_url,
+                version=build.version,
+            ),
+        )
+    )
+    files.append(
+        File.generated(
+            config,
+            "corpus.bib",
+            content=export.corpus_bib(
+                build.registry,
+                build.results,
+                site_url=build.site_url,
+                version=build.version,
+                year=year,
+            ),
+        )
+    )
+    build.has_bibliography = files.get_file_from_path("bibliography.md") is not None
     return files
 
 
@@ -114,36 +148,84 @@ def _year(result: runner.Result | None) -> str:
     return str(datetime.now(UTC).year)
 
 
+def _relative_root(src: str) -> str:
+    """The relative path from a page's source file to the docs root ('' or '../')."""
+    up = posixpath.relpath(".", posixpath.dirname(src) or ".")
+    return "" if up == "." else up + "/"
+
+
+def proposition_blocks(build: Build, entry: registry.Proposition, base: str) -> dict[str, str]:
+    """Every generated block of one proposition page."""
+    result = build.results.get(entry.number)
+    state = build.state(entry)
+    bib = f"{base}bibliography.md" if build.has_bibliography else None
+    head = (
+        blocks.retired_notice(entry, build.registry, base)
+        if entry.retired is not None
+        else blocks.statement_box(entry)
+    )
+    return {
+        "statement": head,
+        "status": blocks.status_line(entry, result, state),
+        "checks": blocks.checks_table(result),
+        "misreadings": blocks.misreadings_list(result),
+        "relations": blocks.relations(entry, build.registry, base),
+        "sources": blocks.sources_list(entry, build.sources, bib),
+        "cite": cite.cite_block(
+            entry,
+            site_url=build.site_url,
+            version=build.version,
+            year=_year(result),
+            note=cite.record(result, state),
+        ),
+    }
+
+
+def _printable(build: Build, base: str) -> str:
+    """The whole corpus in order of number, each page one heading level down."""
+    parts = []
+    for entry in build.registry.values():
+        source = (Path(build.docs) / entry.page).read_text(encoding="utf-8")
+        _, body = registry.front_matter(source)
+        parts.append(blocks.demote(blocks.fill(body, proposition_blocks(build, entry, base))))
+    return "\n\n".join(parts)
+
+
+def common_blocks(build: Build, base: str, src: str, url_base: str) -> dict[str, str]:
+    """Blocks any page may use; the expensive ones only on the page that asks."""
+    cited_by: dict[str, list[str]] = {}
+    for entry in build.registry.values():
+        for key in entry.sources:
+            cited_by.setdefault(key, []).append(
+                f"[Proposition {entry.number}]({base}{entry.page})"
+            )
+    statuses = {n: build.state(e) for n, e in build.registry.items()}
+    return {
+        "corpus": blocks.corpus_table(build.registry, build.results, base),
+        "version": f"This site is corpus version **{build.version}**.\n",
+        "bibliography": blocks.bibliography(build.sources, cited_by),
+        "graph": graph.svg(build.registry, statuses, url_base),
+        "all": _printable(build, base) if src == PRINT_PAGE else "",
+    }
+
+
+PRINT_PAGE = "propositions/all.md"
+
+
 def on_page_markdown(markdown, page, config, files, **_):
     build = STATE["build"]
     src = page.file.src_uri
-    base = posixpath.relpath(".", posixpath.dirname(src) or ".") + "/"
-    base = "" if base == "./" else base
-    common = {"corpus": blocks.corpus_table(build.registry, build.results, base)}
+    base = _relative_root(src)
+    found = set(blocks.MARKER_RE.findall(markdown))
+    if not found:
+        return markdown
     entry = build.by_page.get(src)
-    if entry is None:
-        return blocks.fill(markdown, common)
-    result = build.results.get(entry.number)
-    state = blocks.status(entry, build.results, build.registry)
-    return blocks.fill(
-        markdown,
-        {
-            **common,
-            "statement": blocks.statement_box(entry),
-            "status": blocks.status_line(entry, result, state),
-            "checks": blocks.checks_table(result),
-            "misreadings": blocks.misreadings_list(result),
-            "relations": blocks.relations(entry, build.registry, base),
-            "sources": blocks.sources_list(entry, build.sources),
-            "cite": cite.cite_block(
-                entry,
-                site_url=build.site_url,
-                version=build.version,
-                year=_year(result),
-                note=cite.record(result, state),
-            ),
-        },
-    )
+    # Raw HTML links are not rewritten by MkDocs: they go from the page's URL.
+    url_base = "../" * page.url.count("/")
+    generated = common_blocks(build, base, src, url_base)
+    if entry is not None:
+        generated.update(proposition_blocks(build, entry, base))
+    return blocks.fill(markdown, generated)
 
 
 def on_post_page(output, page, config, **_):

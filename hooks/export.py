@@ -1,0 +1,120 @@
+"""Machine-readable exports of the corpus: propositions.json and corpus.bib.
+
+The JSON follows docs/propositions.schema.json (published beside it on the
+site); a test validates the built file against that schema.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from hooks import blocks, cite
+from hooks.registry import Proposition
+
+SCHEMA_URL = "propositions.schema.json"
+
+
+def _absolute(site_url: str, path: str) -> str:
+    return site_url.rstrip("/") + "/" + path
+
+
+def proposition_record(
+    entry: Proposition,
+    result: Any,
+    state: str,
+    sources: Mapping[str, Mapping[str, Any]],
+    site_url: str,
+) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "number": entry.number,
+        "title": entry.title,
+        "statement": entry.statement,
+        "url": _absolute(site_url, entry.url),
+        "permalink": _absolute(site_url, entry.permalink),
+        "uses": list(entry.uses),
+        "used_by": list(entry.used_by),
+        "status": "retired" if entry.retired is not None else state,
+        "retired": entry.retired,
+        "checks": [],
+        "misreadings": [],
+        "proof": None,
+        "sources": [
+            {"key": key, **{f: sources[key][f] for f in ("authors", "title", "year", "url")}}
+            for key in entry.sources
+        ],
+    }
+    if result is not None:
+        fields = ("claim", "kind", "scope", "passed", "detail")
+        record["checks"] = [{k: c[k] for k in fields} for c in result.checks]
+        record["misreadings"] = [
+            {k: m[k] for k in ("claim", "refuted", "kind", "counterexample")}
+            for m in result.misreadings
+        ]
+        record["proof"] = {
+            "file": f"proofs/{result.file}",
+            "sha256": result.sha256,
+            "date": result.date,
+            "seconds": result.seconds,
+            "versions": result.versions,
+        }
+    return record
+
+
+def propositions_json(
+    registry: Mapping[int, Proposition],
+    results: Mapping[int, Any],
+    sources: Mapping[str, Mapping[str, Any]],
+    *,
+    site_url: str,
+    version: str,
+) -> str:
+    data = {
+        "$schema": _absolute(site_url, SCHEMA_URL),
+        "corpus": "posenc",
+        "version": version,
+        "site_url": site_url,
+        "propositions": [
+            proposition_record(
+                entry, results.get(n), blocks.status(entry, results, registry), sources, site_url
+            )
+            for n, entry in registry.items()
+        ],
+    }
+    return json.dumps(data, indent=1, ensure_ascii=False, sort_keys=False) + "\n"
+
+
+def corpus_bib(
+    registry: Mapping[int, Proposition],
+    results: Mapping[int, Any],
+    *,
+    site_url: str,
+    version: str,
+    year: str,
+) -> str:
+    """Every proposition's BibTeX entry, plus one for the corpus as a whole."""
+    entries = [
+        "@misc{posenc:corpus,\n"
+        f"  author       = {{{{{cite.AUTHOR}}}}},\n"
+        "  title        = {posenc: Positional Encodings in Transformers, "
+        "as Machine-Checked Propositions},\n"
+        f"  howpublished = {{\\url{{{site_url}}}}},\n"
+        f"  url          = {{{site_url}}},\n"
+        f"  year         = {{{year}}},\n"
+        f"  version      = {{{version}}}\n"
+        "}"
+    ]
+    for n, entry in registry.items():
+        result = results.get(n)
+        state = blocks.status(entry, results, registry)
+        entries.append(
+            cite.bibtex(
+                entry,
+                site_url=site_url,
+                version=version,
+                year=result.date[:4] if result else year,
+                note=cite.record(result, state),
+            )
+        )
+    return "\n\n".join(entries) + "\n"

@@ -1,0 +1,199 @@
+"""Citing one proposition: permanent links, BibTeX, the JSON export, the graph, CITATION.cff."""
+
+from __future__ import annotations
+
+import html as entities
+import json
+import re
+import tomllib
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+from _bib import parse_bibtex
+
+from hooks import blocks, graph, registry
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def entries():
+    return registry.load(ROOT / "docs", ROOT)
+
+
+@pytest.fixture(scope="module")
+def site_url() -> str:
+    with open(ROOT / "mkdocs.yml") as f:
+        return yaml.load(f, Loader=yaml.BaseLoader)["site_url"]
+
+
+@pytest.fixture(scope="module")
+def version() -> str:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+
+
+def code_blocks(page_html: str, title: str) -> list[str]:
+    """The text of every code block whose title is ``title`` (tags dropped)."""
+    found = re.findall(
+        rf'<span class="filename">{re.escape(title)}</span>.*?<code>(.*?)</code>', page_html, re.S
+    )
+    return [entities.unescape(re.sub(r"<[^>]+>", "", block)) for block in found]
+
+
+def test_every_permanent_link_resolves(site_dir, entries):
+    for n, entry in entries.items():
+        stub = (site_dir / "p" / str(n) / "index.html").read_text()
+        target = re.search(r'url=([^"]+)"', stub).group(1)
+        landing = (site_dir / "p" / str(n) / target).resolve()
+        assert landing == (site_dir / entry.url).resolve()
+        assert (landing / "index.html").is_file()
+
+
+def test_cite_block_bibtex_parses_and_names_link_version_and_record(
+    site_dir, entries, site_url, version
+):
+    report = json.loads((site_dir / "propositions.json").read_text())
+    by_number = {p["number"]: p for p in report["propositions"]}
+    for n, entry in entries.items():
+        page = (site_dir / entry.url / "index.html").read_text()
+        [bib] = code_blocks(page, "BibTeX")
+        kind, key, fields = parse_bibtex(bib)
+        assert (kind, key) == ("misc", f"posenc:p{n}")
+        assert fields["url"] == f"{site_url}p/{n}/"
+        assert fields["version"] == version
+        assert fields["title"] == f"Proposition {n}: {entry.title}"
+        record = by_number[n]["proof"]
+        assert record["sha256"][:16] in fields["note"]
+        assert f"SymPy {record['versions']['sympy']}" in fields["note"]
+        [plain] = code_blocks(page, "Plain text")
+        assert f"Proposition {n}: {entry.title}" in plain and f"{site_url}p/{n}/" in plain
+        [link] = code_blocks(page, "Permanent link")
+        assert link.strip() == f"{site_url}p/{n}/"
+
+
+def test_corpus_bib_holds_every_proposition_and_the_corpus(site_dir, entries):
+    text = (site_dir / "corpus.bib").read_text()
+    first, *rest = text.split("\n\n@")
+    chunks = [first, *("@" + c for c in rest)]
+    keys = [parse_bibtex(c)[1] for c in chunks]
+    assert keys == ["posenc:corpus", *(f"posenc:p{n}" for n in entries)]
+
+
+def test_propositions_json_validates_against_its_schema(site_dir, entries):
+    data = json.loads((site_dir / "propositions.json").read_text())
+    schema = json.loads((site_dir / "propositions.schema.json").read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    jsonschema.validate(
+        data, schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
+    )
+    assert [p["number"] for p in data["propositions"]] == list(entries)
+    for record in data["propositions"]:
+        entry = entries[record["number"]]
+        assert record["uses"] == list(entry.uses) and record["used_by"] == list(entry.used_by)
+        if entry.retired is None:
+            assert record["status"] == "verified with all dependencies"
+            assert record["checks"] and all(c["passed"] for c in record["checks"])
+            assert record["misreadings"] and all(m["refuted"] for m in record["misreadings"])
+
+
+def test_the_schema_rejects_a_broken_record(site_dir):
+    data = json.loads((site_dir / "propositions.json").read_text())
+    schema = json.loads((site_dir / "propositions.schema.json").read_text())
+    data["propositions"][0]["checks"][0]["kind"] = "vibes"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(data, schema)
+
+
+def test_depends_on_and_used_by_match_the_registry(site_dir, entries):
+    for entry in entries.values():
+        page = (site_dir / entry.url / "index.html").read_text()
+        for label, numbers in (("Depends on:", entry.uses), ("Used by:", entry.used_by)):
+            para = re.search(rf"<strong>{label}</strong>(.*?)</p>", page, re.S).group(1)
+            linked = [int(n) for n in re.findall(r">Proposition (\d+) \(", para)]
+            assert linked == list(numbers), (entry.number, label)
+
+
+def test_the_graph_links_every_proposition(site_dir, entries):
+    page = (site_dir / "graph" / "index.html").read_text()
+    hrefs = re.findall(r'<a href="([^"]+)" class="posenc-graph-node', page)
+    assert len(hrefs) == len(entries)
+    for href, entry in zip(hrefs, entries.values(), strict=True):
+        assert (site_dir / "graph" / href / "index.html").resolve() == (
+            site_dir / entry.url / "index.html"
+        ).resolve()
+
+
+def test_graph_layout_puts_each_proposition_right_of_what_it_uses(entries):
+    places = graph.layout(entries)
+    for entry in entries.values():
+        for used in entry.uses:
+            assert places[used][0] < places[entry.number][0]
+
+
+def test_a_retired_number_keeps_a_page_saying_what_replaced_it(tmp_path, entries):
+    docs = tmp_path / "docs" / "propositions"
+    docs.mkdir(parents=True)
+    (tmp_path / "proofs").mkdir()
+    (docs / "p01-old.md").write_text(
+        "---\nnumber: 1\ntitle: An old claim\nstatement: Something.\n"
+        "retired: {replaced_by: 2, why: It was merged into Proposition 2.}\n---\n# x\n"
+    )
+    (docs / "p02-new.md").write_text(
+        "---\nnumber: 2\ntitle: The new claim\nstatement: Better.\nproof: proofs/p02_new.py\n---\n"
+    )
+    (tmp_path / "proofs" / "p02_new.py").write_text("NUMBER = 2\n")
+    found = registry.load(tmp_path / "docs", tmp_path)
+    assert found[1].retired and found[1].proof is None
+    notice = blocks.retired_notice(found[1], found, "../")
+    assert "Proposition 1 is retired" in notice and "never reused" in notice
+    assert "[Proposition 2 (The new claim)](../propositions/p02-new.md)" in notice
+    assert blocks.status(found[1], {}, found) == "retired"
+
+
+def test_citation_cff_is_valid_and_agrees_with_the_project(site_url, version):
+    cff = yaml.safe_load((ROOT / "CITATION.cff").read_text())
+    assert cff["cff-version"] == "1.2.0"
+    for key in ("message", "title", "authors"):
+        assert cff[key], key
+    assert all("name" in a or "family-names" in a for a in cff["authors"])
+    assert cff["version"] == version
+    assert cff["url"] == site_url
+    allowed = {
+        "cff-version",
+        "message",
+        "type",
+        "title",
+        "abstract",
+        "authors",
+        "version",
+        "license",
+        "url",
+        "keywords",
+        "doi",
+        "date-released",
+        "repository-code",
+        "preferred-citation",
+    }
+    assert set(cff) <= allowed, set(cff) - allowed
+
+
+def test_print_page_holds_the_whole_corpus(site_dir, entries):
+    page = (site_dir / "propositions" / "all" / "index.html").read_text()
+    for n, entry in entries.items():
+        assert f'id="proposition-{n}"' in page
+        assert f"Proposition {n} ({entry.title})" in entities.unescape(page)
+    details = re.findall(r"<details\b[^>]*>", page)
+    assert details and all("open" in tag for tag in details), "every block is open for print"
+
+
+@pytest.mark.browser
+def test_make_pdf_writes_the_corpus(site_dir, tmp_path):
+    from tools.print_pdf import print_pdf
+
+    out = tmp_path / "corpus.pdf"
+    size = print_pdf(site_dir, out)
+    data = out.read_bytes()
+    assert data.startswith(b"%PDF-") and size > 100_000
+    assert data.count(b"/Type /Page") + data.count(b"/Type/Page") >= 10
