@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # MkDocs loads this file by path, not as part of a package
     sys.path.insert(0, str(ROOT))
 
-from hooks import blocks, cite, export, graph, katex, registry, svg  # noqa: E402
+from hooks import blocks, cite, export, graph, katex, notebooks, registry, svg  # noqa: E402
 from proofs import runner  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.posenc")
@@ -138,6 +138,11 @@ def on_files(files, config, **_):
             ),
         )
     )
+    for page in list(files.documentation_pages()):
+        if page.src_uri.startswith("notebooks/") and page.src_uri.endswith(".py"):
+            ipynb = page.src_uri[: -len(".py")] + ".ipynb"
+            content = notebooks.as_ipynb(Path(page.abs_src_path))
+            files.append(File.generated(config, ipynb, content=content))
     build.has_bibliography = files.get_file_from_path("bibliography.md") is not None
     return files
 
@@ -233,6 +238,10 @@ def on_post_page(output, page, config, **_):
     if build.renderer is None:
         build.renderer = katex.KatexRenderer(root=ROOT)
     try:
+        if notebooks.is_notebook(output):
+            name = page.file.src_uri.rsplit("/", 1)[-1].removesuffix(".py") + ".ipynb"
+            output = notebooks.add_download_link(notebooks.clean(output), name)
+            output = katex.render_notebook_math(output, build.renderer)
         return katex.render_math_in_html(output, build.renderer)
     except katex.KatexError as exc:
         raise PluginError(f"{page.file.src_uri}: {exc}") from exc
