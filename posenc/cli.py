@@ -2,7 +2,9 @@
 
 ``posenc table --length 3 --width 4`` prints the table of Vaswani et al. (2017),
 section 3.5, for positions 0, 1, 2 and width 4. Other formats (``csv``, ``json``,
-``npy``) are for programs. Bad input is reported on one line of standard error,
+``npy``) are for programs. ``posenc exercise check E1 my_solution.py`` marks a
+reader's solution to an exercise of the pages (exit status 0 when it passes, 1 when
+it does not). Bad input is reported on one line of standard error,
 ``posenc: error: <message>``, with exit status 2; there is never a traceback.
 
 Subcommands live in ``_COMMANDS``; each is a function that adds its parser and one
@@ -12,19 +14,22 @@ that runs it, so later ones (``identify``, ``exercise``) slot in beside ``table`
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TextIO
 
 import numpy as np
 
-from posenc import _validate, encoding
+from posenc import _validate, encoding, exercises
 
 __all__ = ["main"]
 
 EXIT_OK = 0
 EXIT_BROKEN_PIPE = 1
+EXIT_NOT_PASSED = 1  # posenc exercise check: the solution does not pass yet
 EXIT_USAGE = 2
 
 
@@ -167,15 +172,101 @@ def _open(path: str, mode: str):
 
 
 # --------------------------------------------------------------------------------------
+# posenc exercise
+
+_EXERCISE_EPILOG = """\
+Each exercise is a page of the posenc site (Exercises). Write a Python file that
+defines solve, then check it: it runs in a separate process, on the worked examples
+of the page and on unseen cases, and the report names the first wrong entry and, when
+it recognises the mistake, what to change.
+
+examples:
+  posenc exercise list
+  posenc exercise show E1
+  posenc exercise check E1 my_solution.py
+  posenc exercise check E3 my_solution.py --timeout 30 --seed 7
+
+exit status of check: 0 when every case passes, 1 when one does not, 2 on bad input
+"""
+
+
+def _add_exercise(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(
+        "exercise",
+        help="list, show and check the exercises of the posenc pages",
+        description="The exercises of the posenc pages: read a task, then check your solution.",
+        epilog=_EXERCISE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    actions = parser.add_subparsers(title="actions", dest="action", metavar="ACTION")
+    actions.required = True
+    listing = actions.add_parser("list", help="list the exercises")
+    listing.set_defaults(run=_run_exercise_list)
+    show = actions.add_parser("show", help="print the task of an exercise")
+    show.add_argument("exercise", metavar="EXERCISE", help="E1, E2 or E3")
+    show.set_defaults(run=_run_exercise_show)
+    check = actions.add_parser(
+        "check",
+        help="run your solve on every case and report the first problem",
+        description="Run the solve of FILE on every case of EXERCISE and report.",
+        epilog="exit status: 0 when every case passes, 1 when one does not, 2 on bad input",
+    )
+    check.add_argument("exercise", metavar="EXERCISE", help="E1, E2 or E3")
+    check.add_argument("file", metavar="FILE", help="your Python file, which defines solve")
+    check.add_argument(
+        "--timeout",
+        type=float,
+        default=exercises.TIMEOUT,
+        metavar="SECONDS",
+        help=f"time allowed for all the cases together (default {exercises.TIMEOUT:g})",
+    )
+    check.add_argument(
+        "--seed", type=int, default=0, help="draws other unseen cases (an integer >= 0; default 0)"
+    )
+    check.set_defaults(run=_run_exercise_check)
+
+
+def _run_exercise_list(args: argparse.Namespace, stdout: TextIO) -> int:
+    stdout.write(exercises.listing())
+    return EXIT_OK
+
+
+def _run_exercise_show(args: argparse.Namespace, stdout: TextIO) -> int:
+    stdout.write(exercises.show(args.exercise))
+    return EXIT_OK
+
+
+def _run_exercise_check(args: argparse.Namespace, stdout: TextIO) -> int:
+    exercise = exercises.exercise(args.exercise)
+    if not (math.isfinite(args.timeout) and args.timeout > 0):
+        raise _UsageError(f"timeout must be a number of seconds > 0, got {args.timeout!r}")
+    seed = _validate.integer("seed", args.seed)
+    path = Path(args.file)
+    if path.is_dir():
+        raise _UsageError(f"cannot read {args.file!r}: it is a directory, not a Python file")
+    try:
+        path.read_bytes()
+    except OSError as error:
+        raise _UsageError(f"cannot read {args.file!r}: {error.strerror or error}") from None
+    report = exercises.check(exercise.key, path, timeout=args.timeout, seed=seed)
+    stdout.write(report.text)
+    stdout.flush()
+    return EXIT_OK if report.passed else EXIT_NOT_PASSED
+
+
+# --------------------------------------------------------------------------------------
 # The command line.
 
-_COMMANDS: tuple[Callable[[argparse._SubParsersAction], None], ...] = (_add_table,)
+_COMMANDS: tuple[Callable[[argparse._SubParsersAction], None], ...] = (_add_table, _add_exercise)
 
 
 def _parser() -> _Parser:
     parser = _Parser(
         prog="posenc",
-        description="Positional encodings in transformers: exact tables from the shell.",
+        description=(
+            "Positional encodings in transformers: exact tables from the shell, and the "
+            "checker of the exercises."
+        ),
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     commands = parser.add_subparsers(title="commands", dest="command", metavar="COMMAND")
@@ -202,7 +293,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns
     -------
     int
-        0 on success, 2 on bad input (after one line on standard error).
+        0 on success; 1 when ``exercise check`` finds the solution does not pass yet;
+        2 on bad input (after one line on standard error).
 
     Examples
     --------

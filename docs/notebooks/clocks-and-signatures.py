@@ -81,7 +81,7 @@ print(np.abs(M @ rows[0] - rows[7]).max(), np.abs(M @ rows[1000] - rows[1007]).m
 # and look at what each third contributes.
 
 # %%
-from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.figure import Figure
 
 width = 128
 speeds = posenc.frequencies(width)
