@@ -1,0 +1,1115 @@
+/*
+ * posenc interactive figures: plain JavaScript, no framework, nothing fetched.
+ *
+ * Every element with a data-posenc-widget attribute becomes a live widget:
+ *
+ *   "dog-bites-man"  Proposition 4: the toy sentence in both word orders, with
+ *                    and without the sinusoidal code;
+ *   "heatmap"        Proposition 5: the code as a heatmap, one position's code
+ *                    and three of its rows drawn as waves;
+ *   "clock-bank"     Proposition 8: one clock per chosen pair, and the rotation
+ *                    block of M_k that moves PE(pos) to PE(pos + k).
+ *
+ * The HTML of a widget already holds a static text version, for readers without
+ * JavaScript. The script builds the controls next to it and adds the class
+ * posenc-widget--live to the root, which hides the static version. If building
+ * fails, the error is reported on the console and the static version stays.
+ *
+ * Each widget writes its current numbers, unrounded, as JSON into the root's
+ * data-state attribute on every change, so that tests can compare them with the
+ * posenc library. The page only reads that attribute; nothing writes it back.
+ */
+(function () {
+  "use strict";
+
+  // ------------------------------------------------------------------------
+  // Numbers
+
+  var BASE = 10000;
+  var MINUS = "\u2212";
+
+  /** Angular speeds w_i = base^(-2i/d) of the pairs i = 0 .. d/2 - 1. */
+  function frequencies(width, base) {
+    var speeds = [];
+    for (var i = 0; i < width / 2; i++) speeds.push(Math.pow(base, (-2 * i) / width));
+    return speeds;
+  }
+
+  /** The code of one position: [sin(pos w_0), cos(pos w_0), sin(pos w_1), ...]. */
+  function codeAt(pos, speeds) {
+    var row = [];
+    for (var i = 0; i < speeds.length; i++) {
+      row.push(Math.sin(pos * speeds[i]), Math.cos(pos * speeds[i]));
+    }
+    return row;
+  }
+
+  /**
+   * A sum that does not depend on the order of its terms, even in the last bit:
+   * the terms are added smallest first. Attention sums over the words of a
+   * sentence; with this, "dog bites man" and "man bites dog" give bit-identical
+   * outputs when no position code is added, as the mathematics says they must.
+   */
+  function canonicalSum(terms) {
+    var sorted = terms.slice().sort(function (a, b) { return a - b; });
+    var total = 0;
+    for (var j = 0; j < sorted.length; j++) total += sorted[j];
+    return total;
+  }
+
+  /** One head of self-attention with Wq = Wk = Wv = I: softmax(X X^T / sqrt(d)) X. */
+  function selfAttention(rows) {
+    var n = rows.length;
+    var d = rows[0].length;
+    var scale = Math.sqrt(d);
+    var out = [];
+    for (var i = 0; i < n; i++) {
+      var scores = [];
+      for (var j = 0; j < n; j++) {
+        var dot = 0;
+        for (var c = 0; c < d; c++) dot += rows[i][c] * rows[j][c];
+        scores.push(dot / scale);
+      }
+      var top = Math.max.apply(null, scores);
+      var e = scores.map(function (s) { return Math.exp(s - top); });
+      var total = canonicalSum(e);
+      var weights = e.map(function (x) { return x / total; });
+      var row = [];
+      for (var col = 0; col < d; col++) {
+        var terms = [];
+        for (var k = 0; k < n; k++) terms.push(weights[k] * rows[k][col]);
+        row.push(canonicalSum(terms));
+      }
+      out.push(row);
+    }
+    return out;
+  }
+
+  function distance(a, b) {
+    var sum = 0;
+    for (var c = 0; c < a.length; c++) sum += (a[c] - b[c]) * (a[c] - b[c]);
+    return Math.sqrt(sum);
+  }
+
+  // ------------------------------------------------------------------------
+  // Text
+
+  /** Six (or `digits`) significant digits, no trailing zeros, a real minus sign. */
+  function sig(x, digits) {
+    var text = String(Number(x.toPrecision(digits || 6)));
+    return text.replace("-", MINUS);
+  }
+
+  /** A fixed number of decimals, never "-0.000". */
+  function fixed(x, decimals) {
+    var text = (x + 0).toFixed(decimals);
+    if (/^-0\.?0*$/.test(text)) text = text.slice(1);
+    return text.replace("-", MINUS);
+  }
+
+  // ------------------------------------------------------------------------
+  // DOM helpers
+
+  var SVG_NS = "http://www.w3.org/2000/svg";
+  var counter = 0;
+
+  function uid(prefix) {
+    counter += 1;
+    return "posenc-" + prefix + "-" + counter;
+  }
+
+  /** An element with attributes ("class", "text" are special) and children. */
+  function el(tag, attrs, children) {
+    var node = document.createElement(tag);
+    setAttrs(node, attrs);
+    (children || []).forEach(function (child) { if (child) node.append(child); });
+    return node;
+  }
+
+  function svgEl(tag, attrs) {
+    var node = document.createElementNS(SVG_NS, tag);
+    setAttrs(node, attrs);
+    return node;
+  }
+
+  function setAttrs(node, attrs) {
+    Object.keys(attrs || {}).forEach(function (name) {
+      var value = attrs[name];
+      if (value === null || value === undefined || value === false) return;
+      if (name === "class") node.setAttribute("class", value);
+      else if (name === "text") node.textContent = value;
+      else if (name === "html") node.innerHTML = value; // fixed markup from this file only
+      else node.setAttribute(name, value === true ? "" : String(value));
+    });
+  }
+
+  /** An integer data attribute, or `fallback` when absent or not an integer. */
+  function intAttr(root, name, fallback) {
+    var value = Number(root.getAttribute(name));
+    return root.hasAttribute(name) && Number.isInteger(value) ? value : fallback;
+  }
+
+  function clamp(x, lo, hi) {
+    return Math.min(hi, Math.max(lo, x));
+  }
+
+  /** The widget's description paragraph: it names the controls' purpose. */
+  function describedBy(root) {
+    var id = root.getAttribute("aria-describedby");
+    return id ? id.split(/\s+/)[0] : null;
+  }
+
+  /**
+   * A polite live region that says `text` once the reader has stopped changing
+   * things for `delay` ms; repeated identical messages are not re-announced.
+   */
+  function makeAnnouncer(delay) {
+    var region = el("p", {
+      class: "posenc-widget__announce posenc-sr-only",
+      "aria-live": "polite",
+      "aria-atomic": "true",
+    });
+    var timer = 0;
+    var last = "";
+    function say(text) {
+      window.clearTimeout(timer);
+      timer = window.setTimeout(function () {
+        if (text !== last) {
+          region.textContent = text;
+          last = text;
+        }
+      }, delay);
+    }
+    return { region: region, say: say };
+  }
+
+  /** A labelled <input type=range> with its value shown in an <output>. */
+  function rangeControl(opts) {
+    var id = uid(opts.name);
+    var input = el("input", {
+      type: "range",
+      id: id,
+      min: opts.min,
+      max: opts.max,
+      step: opts.step || 1,
+      value: opts.value,
+      "aria-describedby": opts.describedBy,
+    });
+    var output = el("output", { for: id, class: "posenc-control__value", text: String(opts.value) });
+    var label = el("label", { for: id, class: "posenc-control__label", html: opts.label });
+    var wrap = el("div", { class: "posenc-control" }, [label, input, output]);
+    return { wrap: wrap, input: input, output: output };
+  }
+
+  /**
+   * A range slider and a number box for the same integer, kept in step.
+   * `onChange(value)` runs whenever either one moves to a valid value.
+   */
+  function pairedControl(opts, onChange) {
+    var control = rangeControl(opts);
+    var number = el("input", {
+      type: "number",
+      class: "posenc-control__number",
+      min: opts.min,
+      max: opts.max,
+      step: 1,
+      value: opts.value,
+      inputmode: "numeric",
+      "aria-label": opts.numberLabel,
+    });
+    control.output.replaceWith(number);
+    control.input.addEventListener("input", function () {
+      number.value = control.input.value;
+      onChange(Number(control.input.value));
+    });
+    number.addEventListener("input", function () {
+      var value = Number(number.value);
+      if (number.value !== "" && Number.isInteger(value) && value >= opts.min && value <= opts.max) {
+        control.input.value = String(value);
+        onChange(value);
+      }
+    });
+    number.addEventListener("change", function () {
+      var value = Number(number.value);
+      value = Number.isFinite(value) ? clamp(Math.round(value), opts.min, opts.max) : Number(control.input.value);
+      number.value = String(value);
+      control.input.value = String(value);
+      onChange(value);
+    });
+    return { wrap: control.wrap, input: control.input, number: number };
+  }
+
+  // ------------------------------------------------------------------------
+  // Canvas helpers
+
+  /** Size a canvas's pixels to its CSS box times devicePixelRatio; return a 2D context in CSS px. */
+  function fitCanvas(canvas, cssHeight) {
+    var ratio = window.devicePixelRatio || 1;
+    var cssWidth = Math.max(1, canvas.clientWidth || canvas.parentNode.clientWidth || 300);
+    canvas.style.height = cssHeight + "px";
+    var w = Math.max(1, Math.round(cssWidth * ratio));
+    var h = Math.max(1, Math.round(cssHeight * ratio));
+    if (canvas.width !== w) canvas.width = w;
+    if (canvas.height !== h) canvas.height = h;
+    var ctx = canvas.getContext("2d");
+    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+    ctx.clearRect(0, 0, cssWidth, cssHeight);
+    return { ctx: ctx, width: cssWidth, height: cssHeight };
+  }
+
+  /** The colours a widget draws with, read from its CSS custom properties (theme-aware). */
+  function palette(root) {
+    var style = window.getComputedStyle(root);
+    function read(name, fallback) {
+      return style.getPropertyValue(name).trim() || fallback;
+    }
+    return {
+      ink: read("--posenc-w-ink", "#222"),
+      muted: read("--posenc-w-muted", "#666"),
+      paper: read("--posenc-w-paper", "#fff"),
+      accent: read("--posenc-w-accent", "#3949ab"),
+      lines: [read("--posenc-w-c1", "#0072B2"), read("--posenc-w-c2", "#D55E00"), read("--posenc-w-c3", "#009E73")],
+      font: style.fontFamily || "sans-serif",
+    };
+  }
+
+  // ColorBrewer RdBu (11 classes), blue (-1) to red (+1): matplotlib's "RdBu_r",
+  // the map of the static figure. Diverging and colour-blind safe.
+  var RDBU = [
+    [5, 48, 97], [33, 102, 172], [67, 147, 195], [146, 197, 222], [209, 229, 240],
+    [247, 247, 247], [253, 219, 199], [244, 165, 130], [214, 96, 77], [178, 24, 43],
+    [103, 0, 31],
+  ];
+
+  function diverging(value) {
+    var t = (clamp(value, -1, 1) + 1) * 5; // 0 .. 10
+    var k = Math.min(9, Math.floor(t));
+    var f = t - k;
+    var a = RDBU[k];
+    var b = RDBU[k + 1];
+    return [0, 1, 2].map(function (c) { return Math.round(a[c] + (b[c] - a[c]) * f); });
+  }
+
+  /** Tick positions 0, s, 2s, ... below `length`, with a step from 1-2-5 so labels do not crowd. */
+  function ticks(length, pixels) {
+    var steps = [1, 2, 5, 10, 20, 25, 50, 100];
+    var maxTicks = Math.max(2, Math.floor(pixels / 40));
+    var step = steps[steps.length - 1];
+    for (var s = 0; s < steps.length; s++) {
+      if (Math.ceil(length / steps[s]) <= maxTicks) { step = steps[s]; break; }
+    }
+    var out = [];
+    for (var p = 0; p < length; p += step) out.push(p);
+    return out;
+  }
+
+  /** Redraw, at most once per frame, when the widget's box or the colour scheme changes. */
+  function watch(root, redraw) {
+    var pending = false;
+    function schedule() {
+      if (pending) return;
+      pending = true;
+      window.requestAnimationFrame(function () {
+        pending = false;
+        redraw();
+      });
+    }
+    if (window.ResizeObserver) new ResizeObserver(schedule).observe(root);
+    window.addEventListener("resize", schedule);
+    var observer = new MutationObserver(schedule);
+    observer.observe(document.body, { attributes: true, attributeFilter: ["data-md-color-scheme", "data-md-color-primary"] });
+    return schedule;
+  }
+
+  // ------------------------------------------------------------------------
+  // 1. Dog bites man (Proposition 4)
+
+  var DEFAULT_WORDS = { dog: [1, 0.5, 0, -0.5], bites: [0, 1, 0.5, 0], man: [0.5, 0, -1, 0.5] };
+
+  /** The word vectors of data-words: equal even lengths, finite numbers; else the defaults. */
+  function readWords(root) {
+    var raw = root.getAttribute("data-words");
+    if (!raw) return DEFAULT_WORDS;
+    var words;
+    try {
+      words = JSON.parse(raw);
+    } catch (err) {
+      console.warn("posenc dog-bites-man: data-words is not JSON; using the default words", err);
+      return DEFAULT_WORDS;
+    }
+    var names = Object.keys(words || {});
+    var width = names.length ? (words[names[0]] || []).length : 0;
+    var ok = names.length >= 2 && width >= 2 && width % 2 === 0 && names.every(function (name) {
+      var v = words[name];
+      return Array.isArray(v) && v.length === width && v.every(function (x) { return typeof x === "number" && Number.isFinite(x); });
+    });
+    if (!ok) {
+      console.warn("posenc dog-bites-man: data-words needs two or more words, each a list of the same even number of finite numbers; using the default words");
+      return DEFAULT_WORDS;
+    }
+    return words;
+  }
+
+  function initDogBitesMan(root) {
+    var words = readWords(root);
+    var names = Object.keys(words);
+    var width = words[names[0]].length;
+    var speeds = frequencies(width, BASE);
+    var orders = [names, names.slice().reverse()];
+    var titles = orders.map(function (order) { return order.join(" "); });
+    var withCode = root.getAttribute("data-with-code") === "true";
+    var desc = describedBy(root);
+    var announcer = makeAnnouncer(600);
+
+    var button = el("button", {
+      type: "button",
+      class: "posenc-toggle",
+      "aria-pressed": String(withCode),
+      "aria-describedby": desc,
+    }, [
+      el("span", { class: "posenc-toggle__switch", "aria-hidden": "true" }),
+      el("span", { text: "Add the position code (width " + width + ", base " + BASE + ")" }),
+    ]);
+
+    // One table per word order. Each word is a column (in sentence order) holding
+    // its input vector (the word, plus the code when it is on) and its output,
+    // written downwards, so that the two tables sit side by side.
+    var cells = [];
+    var cards = orders.map(function (order, s) {
+      var head = el("thead", {}, [
+        el("tr", {}, [el("td", { class: "posenc-dog__corner" })].concat(order.map(function (name) {
+          return el("th", { scope: "col", class: "posenc-dog__word posenc-dog__word--" + (names.indexOf(name) % 3 + 1) }, [
+            el("span", { class: "posenc-dog__pos", text: "pos " + order.indexOf(name) }),
+            el("span", { text: name }),
+          ]);
+        }))),
+      ]);
+      var inputs = order.map(function () { return []; });
+      var outputs = order.map(function () { return []; });
+      var bodies = [["in", "input: word + code", inputs], ["out", "attention output", outputs]].map(function (part) {
+        var body = el("tbody");
+        for (var c = 0; c < width; c++) {
+          var tr = el("tr", { class: c === 0 ? "posenc-dog__first" : null });
+          if (c === 0) {
+            tr.append(el("th", { scope: "rowgroup", rowspan: width, class: "posenc-dog__part" }, [
+              el("span", { text: part[0] }),
+              el("span", { class: "posenc-sr-only", text: ", " + part[1] }),
+            ]));
+          }
+          order.forEach(function (name, pos) {
+            var td = el("td", { class: "posenc-num" });
+            part[2][pos].push(td);
+            tr.append(td);
+          });
+          body.append(tr);
+        }
+        return body;
+      });
+      cells.push({ inputs: inputs, outputs: outputs });
+      var table = el("table", { class: "posenc-table posenc-dog__table" }, [
+        el("caption", { text: "\u201c" + titles[s] + "\u201d" }),
+        head,
+      ].concat(bodies));
+      return el("div", { class: "posenc-dog__card" }, [table]);
+    });
+
+    // The comparison: one row per word.
+    var distBody = el("tbody");
+    var distCells = {};
+    names.forEach(function (name) {
+      var value = el("td", { class: "posenc-num" });
+      var bar = el("span", { class: "posenc-bar__fill" });
+      distBody.append(el("tr", { class: "posenc-dog__word--" + (names.indexOf(name) % 3 + 1) }, [
+        el("th", { scope: "row", text: name }),
+        value,
+        el("td", { class: "posenc-bar", "aria-hidden": "true" }, [bar]),
+      ]));
+      distCells[name] = { value: value, bar: bar };
+    });
+    var distTable = el("table", { class: "posenc-table posenc-dog__dist" }, [
+      el("caption", { text: "Distance between each word\u2019s outputs in the two sentences" }),
+      el("thead", {}, [el("tr", {}, [
+        el("th", { scope: "col", text: "word" }),
+        el("th", { scope: "col", class: "posenc-right", text: "distance" }),
+        el("td", { class: "posenc-bar", "aria-hidden": "true" }),
+      ])]),
+      distBody,
+    ]);
+    var verdict = el("p", { class: "posenc-dog__verdict" });
+
+    var live = el("div", { class: "posenc-widget__live" }, [
+      el("div", { class: "posenc-widget__controls" }, [button]),
+      el("div", { class: "posenc-dog__cards" }, cards),
+      distTable,
+      verdict,
+      announcer.region,
+    ]);
+
+    function update(announce) {
+      var inputs = orders.map(function (order) {
+        return order.map(function (name, pos) {
+          var vector = words[name].slice();
+          if (withCode) {
+            var pe = codeAt(pos, speeds);
+            for (var c = 0; c < width; c++) vector[c] += pe[c];
+          }
+          return vector;
+        });
+      });
+      var outputs = inputs.map(selfAttention);
+      var byWord = outputs.map(function (rows, s) {
+        var map = {};
+        orders[s].forEach(function (name, pos) { map[name] = rows[pos]; });
+        return map;
+      });
+      var distances = {};
+      names.forEach(function (name) { distances[name] = distance(byWord[0][name], byWord[1][name]); });
+      var largest = Math.max.apply(null, names.map(function (n) { return distances[n]; }));
+
+      orders.forEach(function (order, s) {
+        order.forEach(function (name, pos) {
+          for (var c = 0; c < width; c++) {
+            cells[s].inputs[pos][c].textContent = fixed(inputs[s][pos][c], 3);
+            cells[s].outputs[pos][c].textContent = fixed(outputs[s][pos][c], 3);
+          }
+        });
+      });
+      names.forEach(function (name) {
+        distCells[name].value.textContent = sig(distances[name]);
+        distCells[name].bar.style.width = largest > 0 ? (100 * distances[name] / largest).toFixed(1) + "%" : "0";
+      });
+      verdict.textContent = withCode
+        ? "With the code added, the same word at a different place has a different output: the two sentences are now told apart."
+        : "Without a position code each word\u2019s output is the same in both sentences: distance 0, exactly. Attention sees which words are present, not their order.";
+      button.setAttribute("aria-pressed", String(withCode));
+
+      var state = { withCode: withCode, width: width, sentences: titles, distances: distances, outputs: {}, inputs: {} };
+      titles.forEach(function (title, s) {
+        state.outputs[title] = outputs[s];
+        state.inputs[title] = inputs[s];
+      });
+      root.setAttribute("data-state", JSON.stringify(state));
+
+      if (announce) {
+        announcer.say(
+          (withCode ? "Position code added. " : "Position code removed. ") +
+          "Distances between the two sentences: " +
+          names.map(function (n) { return n + " " + sig(distances[n]); }).join(", ") + "."
+        );
+      }
+    }
+
+    button.addEventListener("click", function () {
+      withCode = !withCode;
+      update(true);
+    });
+
+    update(false);
+    return live;
+  }
+
+  // ------------------------------------------------------------------------
+  // 2. The code as a heatmap (Proposition 5)
+
+  function initHeatmap(root) {
+    var desc = describedBy(root);
+    var state = {
+      width: clamp(2 * Math.round(intAttr(root, "data-width", 32) / 2), 2, 128),
+      length: clamp(intAttr(root, "data-length", 40), 1, 200),
+      position: 0,
+    };
+    state.position = clamp(intAttr(root, "data-position", 10), 0, state.length - 1);
+    var table = [];
+    var speeds = [];
+    var announcer = makeAnnouncer(500);
+
+    var widthCtl = rangeControl({ name: "width", label: "Width <var>d</var>", min: 2, max: 128, step: 2, value: state.width, describedBy: desc });
+    var lengthCtl = rangeControl({ name: "length", label: "Positions", min: 1, max: 200, value: state.length, describedBy: desc });
+
+    var heatId = uid("heat");
+    var heat = el("canvas", {
+      id: heatId,
+      class: "posenc-heat__map",
+      tabindex: "0",
+      role: "slider",
+      "aria-label": "Position to read in the heatmap (arrow keys move it)",
+      "aria-describedby": desc,
+      "aria-orientation": "horizontal",
+      "aria-valuemin": "0",
+    });
+    var waves = el("canvas", { class: "posenc-heat__waves", role: "img" });
+
+    var codeTitle = el("p", { class: "posenc-heat__code-title" });
+    var codeBody = el("tbody");
+    var codeTable = el("table", { class: "posenc-table posenc-heat__table" }, [
+      el("thead", {}, [el("tr", {}, [
+        el("th", { scope: "col", class: "posenc-right", text: "pair" }),
+        el("th", { scope: "col", class: "posenc-right", text: "sin (dim 2i)" }),
+        el("th", { scope: "col", class: "posenc-right", text: "cos (dim 2i+1)" }),
+      ])]),
+      codeBody,
+    ]);
+    var codeId = uid("code");
+    var codePanel = el("div", {
+      class: "posenc-heat__code",
+      id: codeId,
+      role: "region",
+      tabindex: "0",
+      "aria-label": "Code of the selected position",
+    }, [codeTitle, codeTable]);
+    heat.setAttribute("aria-controls", codeId);
+
+    var live = el("div", { class: "posenc-widget__live" }, [
+      el("div", { class: "posenc-widget__controls" }, [widthCtl.wrap, lengthCtl.wrap]),
+      el("div", { class: "posenc-heat__body" }, [
+        el("div", { class: "posenc-heat__plots" }, [heat, waves]),
+        codePanel,
+      ]),
+      announcer.region,
+    ]);
+
+    // Layout of both canvases: the same horizontal mapping, so the waves line up.
+    var MARGIN = { left: 54, right: 8 };
+    var HEAT_TOP = 4;
+    var HEAT_BOTTOM = 22;
+    var STRIP = 62;
+
+    function pairsShown() {
+      var half = state.width / 2;
+      var chosen = [0, Math.floor((half - 1) / 2), half - 1];
+      return chosen.filter(function (p, k) { return chosen.indexOf(p) === k; });
+    }
+
+    function rebuildTable() {
+      imageReady = false;
+      speeds = frequencies(state.width, BASE);
+      table = [];
+      for (var pos = 0; pos < state.length; pos++) table.push(codeAt(pos, speeds));
+      codeBody.textContent = "";
+      for (var i = 0; i < state.width / 2; i++) {
+        codeBody.append(el("tr", {}, [
+          el("th", { scope: "row", class: "posenc-num", text: String(i) }),
+          el("td", { class: "posenc-num" }),
+          el("td", { class: "posenc-num" }),
+        ]));
+      }
+    }
+
+    function update(announce) {
+      var row = table[state.position];
+      codeTitle.textContent = "PE(" + state.position + "), width " + state.width + ":";
+      var rows = codeBody.rows;
+      for (var i = 0; i < rows.length; i++) {
+        rows[i].cells[1].textContent = sig(row[2 * i]);
+        rows[i].cells[2].textContent = sig(row[2 * i + 1]);
+      }
+      widthCtl.output.textContent = String(state.width);
+      lengthCtl.output.textContent = String(state.length);
+      heat.setAttribute("aria-valuemax", String(state.length - 1));
+      heat.setAttribute("aria-valuenow", String(state.position));
+      heat.setAttribute("aria-valuetext", "position " + state.position + " of 0 to " + (state.length - 1));
+      var shown = pairsShown();
+      waves.setAttribute("aria-label",
+        "Dimensions " + shown.map(function (p) { return 2 * p; }).join(", ") +
+        " (the sine of pairs " + shown.join(", ") + ") drawn as waves over positions 0 to " +
+        (state.length - 1) + ", with position " + state.position + " marked.");
+      root.setAttribute("data-state", JSON.stringify({
+        width: state.width,
+        length: state.length,
+        position: state.position,
+        pairs: shown,
+        code: row,
+      }));
+      if (announce) {
+        announcer.say(
+          "Width " + state.width + ", " + state.length + " positions. Position " + state.position +
+          ": pair 0 sin " + sig(row[0]) + ", cos " + sig(row[1]) +
+          "; slowest pair sin " + sig(row[state.width - 2]) + ", cos " + sig(row[state.width - 1]) + "."
+        );
+      }
+      redraw();
+    }
+
+    function geometry(width) {
+      var plot = width - MARGIN.left - MARGIN.right;
+      return { x0: MARGIN.left, plot: Math.max(1, plot), cell: Math.max(1, plot) / state.length };
+    }
+
+    // The cells, one pixel each, drawn once per table and scaled up on every redraw.
+    var offscreen = document.createElement("canvas");
+    var imageReady = false;
+
+    function paintCells() {
+      var d = state.width;
+      var L = state.length;
+      offscreen.width = L;
+      offscreen.height = d;
+      var octx = offscreen.getContext("2d");
+      var image = octx.createImageData(L, d);
+      for (var pos = 0; pos < L; pos++) {
+        for (var dim = 0; dim < d; dim++) {
+          var rgb = diverging(table[pos][dim]);
+          var at = 4 * (dim * L + pos);
+          image.data[at] = rgb[0];
+          image.data[at + 1] = rgb[1];
+          image.data[at + 2] = rgb[2];
+          image.data[at + 3] = 255;
+        }
+      }
+      octx.putImageData(image, 0, 0);
+      imageReady = true;
+    }
+
+    function drawHeat(colours) {
+      // Tall enough that every dimension gets about 2.5 px, within 150..360 px.
+      var height = clamp(Math.round(Math.max(heat.clientWidth * 0.42, 2.5 * state.width + 26)), 150, 360);
+      var box = fitCanvas(heat, height);
+      var ctx = box.ctx;
+      var g = geometry(box.width);
+      var top = HEAT_TOP;
+      var plotH = height - HEAT_TOP - HEAT_BOTTOM;
+      var d = state.width;
+
+      if (!imageReady) paintCells();
+      ctx.imageSmoothingEnabled = false;
+      ctx.drawImage(offscreen, g.x0, top, g.plot, plotH);
+
+      ctx.font = "11px " + colours.font;
+      ctx.fillStyle = colours.ink;
+      ctx.textBaseline = "middle";
+      ctx.textAlign = "right";
+      var rowH = plotH / d;
+      pairsShown().forEach(function (pair, k) {
+        var y = top + (2 * pair + 0.5) * rowH;
+        ctx.fillStyle = colours.lines[k];
+        ctx.fillRect(g.x0 - 8, y - 1.5, 6, 3);
+        ctx.fillStyle = colours.ink;
+        ctx.fillText("dim " + 2 * pair, g.x0 - 11, y);
+      });
+      drawTicks(ctx, g, top + plotH, colours);
+
+      // The selected column: an ink frame around a paper frame, visible on every cell colour.
+      var x = g.x0 + state.position * g.cell;
+      var w = Math.max(g.cell, 2);
+      ctx.lineWidth = 2;
+      ctx.strokeStyle = colours.ink;
+      ctx.strokeRect(x - 1.5, top - 1, w + 3, plotH + 2);
+      ctx.lineWidth = 1;
+      ctx.strokeStyle = colours.paper;
+      ctx.strokeRect(x - 0.5, top + 0.5, w + 1, plotH - 1);
+    }
+
+    function drawTicks(ctx, g, y, colours, title) {
+      ctx.strokeStyle = colours.muted;
+      ctx.fillStyle = colours.ink;
+      ctx.lineWidth = 1;
+      ctx.textAlign = "center";
+      ctx.textBaseline = "top";
+      ticks(state.length, g.plot).forEach(function (p) {
+        var x = g.x0 + (p + 0.5) * g.cell;
+        ctx.beginPath();
+        ctx.moveTo(x, y);
+        ctx.lineTo(x, y + 4);
+        ctx.stroke();
+        ctx.fillText(String(p), x, y + 6);
+      });
+      if (title) {
+        ctx.textAlign = "right";
+        ctx.fillText("position", g.x0 + g.plot, y + 22);
+      }
+    }
+
+    function drawWaves(colours) {
+      var shown = pairsShown();
+      var height = shown.length * STRIP + 40;
+      var box = fitCanvas(waves, height);
+      var ctx = box.ctx;
+      var g = geometry(box.width);
+      var L = state.length;
+      ctx.font = "11px " + colours.font;
+      shown.forEach(function (pair, k) {
+        var top = k * STRIP;
+        var mid = top + 16 + (STRIP - 20) / 2;
+        var amp = (STRIP - 24) / 2;
+        var w = speeds[pair];
+        ctx.fillStyle = colours.ink;
+        ctx.textAlign = "left";
+        ctx.textBaseline = "top";
+        ctx.fillText(
+          "dim " + 2 * pair + " (sin of pair " + pair + "), wavelength " + sig(2 * Math.PI / w),
+          g.x0, top + 2
+        );
+        ctx.textAlign = "right";
+        ctx.textBaseline = "middle";
+        ctx.fillText("1", g.x0 - 6, mid - amp);
+        ctx.fillText(MINUS + "1", g.x0 - 6, mid + amp);
+        ctx.strokeStyle = colours.muted;
+        ctx.lineWidth = 0.75;
+        ctx.beginPath();
+        ctx.moveTo(g.x0, mid);
+        ctx.lineTo(g.x0 + g.plot, mid);
+        ctx.stroke();
+
+        ctx.strokeStyle = colours.lines[k];
+        ctx.lineWidth = 1.75;
+        ctx.beginPath();
+        var steps = Math.max(2, Math.ceil(g.plot));
+        for (var s = 0; s <= steps; s++) {
+          var t = -0.5 + (s / steps) * L;
+          var px = g.x0 + (s / steps) * g.plot;
+          var py = mid - amp * Math.sin(w * t);
+          if (s === 0) ctx.moveTo(px, py);
+          else ctx.lineTo(px, py);
+        }
+        ctx.stroke();
+        ctx.fillStyle = colours.lines[k];
+        if (g.cell >= 4) {
+          for (var pos = 0; pos < L; pos++) {
+            ctx.beginPath();
+            ctx.arc(g.x0 + (pos + 0.5) * g.cell, mid - amp * table[pos][2 * pair], 2, 0, 2 * Math.PI);
+            ctx.fill();
+          }
+        }
+        // The selected position's sample, larger and ringed.
+        ctx.beginPath();
+        ctx.arc(g.x0 + (state.position + 0.5) * g.cell, mid - amp * table[state.position][2 * pair], 4.5, 0, 2 * Math.PI);
+        ctx.fill();
+        ctx.lineWidth = 1.5;
+        ctx.strokeStyle = colours.ink;
+        ctx.stroke();
+      });
+      // The marker through all strips.
+      var x = g.x0 + (state.position + 0.5) * g.cell;
+      ctx.strokeStyle = colours.ink;
+      ctx.lineWidth = 1;
+      ctx.setLineDash([3, 3]);
+      ctx.beginPath();
+      ctx.moveTo(x, 14);
+      ctx.lineTo(x, shown.length * STRIP);
+      ctx.stroke();
+      ctx.setLineDash([]);
+      drawTicks(ctx, g, shown.length * STRIP, colours, true);
+    }
+
+    function redrawNow() {
+      var colours = palette(root);
+      drawHeat(colours);
+      drawWaves(colours);
+    }
+    var redraw = watch(root, redrawNow);
+
+    function select(pos, announce) {
+      pos = clamp(pos, 0, state.length - 1);
+      if (pos === state.position) return;
+      state.position = pos;
+      update(announce);
+    }
+
+    function positionAt(canvas, clientX) {
+      var rect = canvas.getBoundingClientRect();
+      var g = geometry(rect.width);
+      return clamp(Math.floor((clientX - rect.left - g.x0) / g.cell), 0, state.length - 1);
+    }
+
+    [heat, waves].forEach(function (canvas) {
+      canvas.addEventListener("pointerdown", function (event) {
+        if (event.button !== 0) return;
+        if (canvas.setPointerCapture) canvas.setPointerCapture(event.pointerId);
+        if (canvas === heat && event.pointerType === "mouse") heat.focus({ preventScroll: true });
+        select(positionAt(canvas, event.clientX), true);
+      });
+      canvas.addEventListener("pointermove", function (event) {
+        // Mouse: hovering selects. Pen and touch: only while pressed (a drag).
+        if (event.pointerType !== "mouse" && !event.buttons) return;
+        select(positionAt(canvas, event.clientX), true);
+      });
+    });
+
+    heat.addEventListener("keydown", function (event) {
+      var moves = {
+        ArrowRight: 1, ArrowUp: 1, ArrowLeft: -1, ArrowDown: -1, PageUp: 10, PageDown: -10,
+      };
+      var pos = state.position;
+      if (event.key in moves) pos += moves[event.key];
+      else if (event.key === "Home") pos = 0;
+      else if (event.key === "End") pos = state.length - 1;
+      else return;
+      event.preventDefault();
+      select(pos, true);
+    });
+
+    widthCtl.input.addEventListener("input", function () {
+      state.width = Number(widthCtl.input.value);
+      rebuildTable();
+      update(true);
+    });
+    lengthCtl.input.addEventListener("input", function () {
+      state.length = Number(lengthCtl.input.value);
+      state.position = Math.min(state.position, state.length - 1);
+      rebuildTable();
+      update(true);
+    });
+
+    rebuildTable();
+    update(false);
+    return live;
+  }
+
+  // ------------------------------------------------------------------------
+  // 3. The clock bank (Proposition 8)
+
+  function initClockBank(root) {
+    var desc = describedBy(root);
+    var width = clamp(2 * Math.round(intAttr(root, "data-width", 64) / 2), 2, 1024);
+    var half = width / 2;
+    var pairs = (root.getAttribute("data-pairs") || "0,6,12,18,24,31")
+      .split(",").map(Number)
+      .filter(function (p, k, all) { return Number.isInteger(p) && p >= 0 && p < half && all.indexOf(p) === k; });
+    if (!pairs.length) pairs = [0, half - 1].filter(function (p, k, all) { return all.indexOf(p) === k; });
+    var speeds = frequencies(width, BASE);
+    // Angles stay below 1500 rad, where rounding pos * w to float64 moves sin and cos by
+    // less than 1e-12: the numbers shown are those of the exact code to 12 decimals.
+    var MAX_POS = 1000;
+    var MAX_K = 500;
+    var state = {
+      position: clamp(intAttr(root, "data-position", 3), 0, MAX_POS),
+      k: clamp(intAttr(root, "data-k", 2), -MAX_K, MAX_K),
+      pair: pairs[0],
+    };
+    var announcer = makeAnnouncer(500);
+
+    var posCtl = pairedControl({
+      name: "position", label: "Position <var>pos</var>", min: 0, max: MAX_POS, value: state.position,
+      describedBy: desc, numberLabel: "Position, exact value",
+    }, function (value) { state.position = value; update(true); });
+    var kCtl = pairedControl({
+      name: "shift", label: "Shift <var>k</var>", min: -MAX_K, max: MAX_K, value: state.k,
+      describedBy: desc, numberLabel: "Shift k, exact value",
+    }, function (value) { state.k = value; update(true); });
+
+    // The clocks: one toggle button each; the pressed one is the pair whose block is shown.
+    var clocks = pairs.map(function (pair) {
+      var svg = svgEl("svg", { viewBox: "-1.25 -1.25 2.5 2.5", class: "posenc-clock__face", "aria-hidden": "true", focusable: "false" });
+      svg.append(
+        svgEl("circle", { cx: 0, cy: 0, r: 1, class: "posenc-clock__rim" }),
+        svgEl("line", { x1: 0, y1: -1, x2: 0, y2: -0.82, class: "posenc-clock__tick" })
+      );
+      var arc = svgEl("path", { class: "posenc-clock__arc" });
+      var target = svgEl("line", { x1: 0, y1: 0, class: "posenc-clock__target" });
+      var hand = svgEl("line", { x1: 0, y1: 0, class: "posenc-clock__hand" });
+      var hub = svgEl("circle", { cx: 0, cy: 0, r: 0.08, class: "posenc-clock__hub" });
+      svg.append(arc, target, hand, hub);
+      var wavelength = 2 * Math.PI / speeds[pair];
+      var button = el("button", {
+        type: "button",
+        class: "posenc-clock",
+        "aria-pressed": "false",
+        "aria-label": "Pair " + pair + ", wavelength " + sig(wavelength) + " positions",
+      }, [
+        svg,
+        el("span", { class: "posenc-clock__name", text: "pair " + pair }),
+        el("span", { class: "posenc-clock__wl", text: "\u03bb = " + sig(wavelength) }),
+      ]);
+      button.addEventListener("click", function () {
+        state.pair = pair;
+        update(true);
+      });
+      return { pair: pair, button: button, hand: hand, target: target, arc: arc };
+    });
+
+    var codeBody = el("tbody");
+    var codeRows = pairs.map(function (pair) {
+      var s = el("td", { class: "posenc-num" });
+      var c = el("td", { class: "posenc-num" });
+      var tr = el("tr", {}, [
+        el("th", { scope: "row", class: "posenc-num", text: String(pair) }),
+        el("td", { class: "posenc-num", text: sig(speeds[pair]) }),
+        s,
+        c,
+      ]);
+      codeBody.append(tr);
+      return { tr: tr, s: s, c: c };
+    });
+    var codeCaption = el("caption");
+    var codeTable = el("table", { class: "posenc-table posenc-clocks__code" }, [
+      codeCaption,
+      el("thead", {}, [el("tr", {}, [
+        el("th", { scope: "col", class: "posenc-right", text: "pair i" }),
+        el("th", { scope: "col", class: "posenc-right", html: "\u03c9<sub>i</sub>" }),
+        el("th", { scope: "col", class: "posenc-right", text: "sin" }),
+        el("th", { scope: "col", class: "posenc-right", text: "cos" }),
+      ])]),
+      codeBody,
+    ]);
+
+    var angleLine = el("p", { class: "posenc-clocks__angle" });
+    var matrixCells = [[el("td"), el("td")], [el("td"), el("td")]];
+    var matrix = el("table", { class: "posenc-matrix", "aria-label": "The 2 by 2 block of M k" }, [
+      el("tbody", {}, matrixCells.map(function (row) { return el("tr", {}, row); })),
+    ]);
+    var vecIn = el("span", { class: "posenc-num" });
+    var vecRotated = el("span", { class: "posenc-num" });
+    var vecTarget = el("span", { class: "posenc-num" });
+    var blockTitle = el("p", { class: "posenc-clocks__block-title" });
+    var rotationPanel = el("div", { class: "posenc-clocks__rotation" }, [
+      blockTitle,
+      angleLine,
+      el("div", { class: "posenc-clocks__matrix" }, [
+        el("span", { class: "posenc-clocks__lhs", html: "block of M<sub>k</sub> =" }),
+        matrix,
+      ]),
+      el("dl", { class: "posenc-clocks__vectors" }, [
+        el("dt", { text: "on this pair, PE(pos)" }), el("dd", {}, [vecIn]),
+        el("dt", { text: "the block times PE(pos)" }), el("dd", {}, [vecRotated]),
+        el("dt", { text: "PE(pos + k), computed directly" }), el("dd", {}, [vecTarget]),
+      ]),
+    ]);
+
+    var live = el("div", { class: "posenc-widget__live" }, [
+      el("div", { class: "posenc-widget__controls" }, [posCtl.wrap, kCtl.wrap]),
+      el("div", { class: "posenc-clocks__bank", role: "group", "aria-label": "Clocks, fast to slow; press one to show its block of M_k" },
+        clocks.map(function (clock) { return clock.button; })),
+      el("div", { class: "posenc-clocks__readout" }, [el("div", { class: "posenc-scroll" }, [codeTable]), rotationPanel]),
+      announcer.region,
+    ]);
+
+    function tip(theta, radius) {
+      // Angle theta clockwise from twelve o'clock: the point (sin, cos) drawn with y up.
+      return [radius * Math.sin(theta), -radius * Math.cos(theta)];
+    }
+
+    function arcPath(from, by, radius) {
+      var turn = 2 * Math.PI;
+      var rest = by - turn * Math.trunc(by / turn); // the part of the turn past whole turns
+      if (Math.abs(rest) < 1e-3) return "";
+      rest = clamp(rest, -turn + 1e-3, turn - 1e-3);
+      var a = tip(from, radius);
+      var b = tip(from + rest, radius);
+      return "M" + a[0].toFixed(4) + " " + a[1].toFixed(4) +
+        " A" + radius + " " + radius + " 0 " + (Math.abs(rest) > Math.PI ? 1 : 0) + " " + (rest > 0 ? 1 : 0) +
+        " " + b[0].toFixed(4) + " " + b[1].toFixed(4);
+    }
+
+    function update(announce) {
+      var p = state.position;
+      var k = state.k;
+      var code = pairs.map(function (pair) {
+        var w = speeds[pair];
+        return [Math.sin(p * w), Math.cos(p * w)];
+      });
+      var w = speeds[state.pair];
+      var angle = w * k;
+      var ca = Math.cos(angle);
+      var sa = Math.sin(angle);
+      var block = [[ca, sa], [-sa, ca]];
+      var here = code[pairs.indexOf(state.pair)];
+      var rotated = [
+        block[0][0] * here[0] + block[0][1] * here[1],
+        block[1][0] * here[0] + block[1][1] * here[1],
+      ];
+      var target = [Math.sin((p + k) * w), Math.cos((p + k) * w)];
+
+      clocks.forEach(function (clock, n) {
+        var theta = p * speeds[clock.pair];
+        var end = tip(theta, 0.84);
+        setAttrs(clock.hand, { x2: end[0].toFixed(4), y2: end[1].toFixed(4) });
+        var chosen = clock.pair === state.pair;
+        clock.button.setAttribute("aria-pressed", String(chosen));
+        if (chosen) {
+          var shifted = tip(theta + angle, 0.84);
+          setAttrs(clock.target, { x2: shifted[0].toFixed(4), y2: shifted[1].toFixed(4) });
+          clock.arc.setAttribute("d", arcPath(theta, angle, 0.5));
+        } else {
+          setAttrs(clock.target, { x2: 0, y2: 0 });
+          clock.arc.setAttribute("d", "");
+        }
+        codeRows[n].s.textContent = sig(code[n][0]);
+        codeRows[n].c.textContent = sig(code[n][1]);
+        codeRows[n].tr.classList.toggle("posenc-row--chosen", chosen);
+      });
+
+      posCtl.number.value = String(p);
+      posCtl.input.value = String(p);
+      kCtl.number.value = String(k);
+      kCtl.input.value = String(k);
+      codeCaption.textContent = "PE(" + p + ") on these pairs (width " + width + ")";
+      blockTitle.textContent = "Shift by k = " + sig(k) + " on pair " + state.pair + ":";
+      var turns = angle / (2 * Math.PI);
+      angleLine.textContent = "";
+      angleLine.append(
+        "angle a = \u03c9",
+        el("sub", { text: String(state.pair) }),
+        " k = " + sig(angle) + " rad" + (Math.abs(turns) >= 1 ? " (" + sig(turns, 4) + " turns)" : "")
+      );
+      matrixCells[0][0].textContent = sig(block[0][0]);
+      matrixCells[0][1].textContent = sig(block[0][1]);
+      matrixCells[1][0].textContent = sig(block[1][0]);
+      matrixCells[1][1].textContent = sig(block[1][1]);
+      vecIn.textContent = "(" + sig(here[0]) + ", " + sig(here[1]) + ")";
+      vecRotated.textContent = "(" + sig(rotated[0]) + ", " + sig(rotated[1]) + ")";
+      vecTarget.textContent = "(" + sig(target[0]) + ", " + sig(target[1]) + ")";
+
+      root.setAttribute("data-state", JSON.stringify({
+        width: width,
+        base: BASE,
+        position: p,
+        k: k,
+        pairs: pairs,
+        pair: state.pair,
+        code: code,
+        angle: angle,
+        block: block,
+        rotated: rotated,
+        target: target,
+      }));
+      if (announce) {
+        announcer.say(
+          "Position " + p + ", shift " + k + ", pair " + state.pair + ". Rotation angle " + sig(angle) +
+          " radians. Rotated point (" + sig(rotated[0]) + ", " + sig(rotated[1]) + "), equal to the code at position " +
+          (p + k) + " on this pair."
+        );
+      }
+    }
+
+    update(false);
+    return live;
+  }
+
+  // ------------------------------------------------------------------------
+  // Start-up
+
+  var BUILDERS = {
+    "dog-bites-man": initDogBitesMan,
+    heatmap: initHeatmap,
+    "clock-bank": initClockBank,
+  };
+
+  function initAll() {
+    var roots = document.querySelectorAll("[data-posenc-widget]");
+    Array.prototype.forEach.call(roots, function (root) {
+      if (root.classList.contains("posenc-widget--live") || root.hasAttribute("data-posenc-failed")) return;
+      var kind = root.getAttribute("data-posenc-widget");
+      var build = BUILDERS[kind];
+      if (!build) {
+        console.warn("posenc: unknown widget " + JSON.stringify(kind));
+        return;
+      }
+      try {
+        var live = build(root);
+        root.append(live);
+        root.classList.add("posenc-widget--live");
+      } catch (err) {
+        // Leave the static version in place and say what went wrong.
+        root.setAttribute("data-posenc-failed", "");
+        console.error("posenc: the " + kind + " widget could not start", err);
+      }
+    });
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", initAll);
+  else initAll();
+  // Material for MkDocs with instant loading swaps pages without a new DOMContentLoaded.
+  if (window.document$ && typeof window.document$.subscribe === "function") {
+    window.document$.subscribe(function () { initAll(); });
+  }
+})();

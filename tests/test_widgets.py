@@ -1,0 +1,665 @@
+"""The interactive figures of the site (docs/javascripts/widgets.js), in headless Chromium.
+
+Three widgets, each included in a proposition page from ``docs/includes/widgets/``:
+
+- ``dog-bites-man`` (Proposition 4): the toy sentence in both orders; without the
+  position code every word's output is the same in both (distance exactly 0),
+  with it they differ;
+- ``heatmap`` (Proposition 5): the sinusoidal code for a chosen width and length,
+  and the code of a chosen position;
+- ``clock-bank`` (Proposition 8): one clock per chosen pair, and the block of
+  ``M_k`` that turns ``PE(pos)`` into ``PE(pos + k)``.
+
+Each widget writes its current numbers into its ``data-state`` attribute. The
+tests drive the widgets with the mouse, the keyboard and a touch screen, read
+that attribute and compare it with :mod:`posenc` (``sinusoidal``, ``attention``,
+``shift_matrix``) to within 1e-12. They also check the static version shown
+without JavaScript, the accessible names and descriptions, the live region, the
+canvas resolution, the focus ring, the contrast of the widget's text in both
+colour schemes, and that no page logs a console error.
+
+A widget missing from the built site is a failure: the pages must include it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import posenc
+
+pytestmark = pytest.mark.browser
+
+TOLERANCE = 1e-12
+BASE = 10000.0
+
+# Which proposition's page is to hold each widget (the lead includes the snippets).
+HOMES = {
+    "dog-bites-man": "Proposition 4 (the toy: dog bites man)",
+    "heatmap": "Proposition 5 (the bank of clocks)",
+    "clock-bank": "Proposition 8 (a shift is a rotation)",
+}
+KINDS = tuple(HOMES)
+_MARKER = re.compile(r'data-posenc-widget="([a-z-]+)"')
+
+# ----------------------------------------------------------------------------
+# Finding the widgets and opening their pages
+
+
+@pytest.fixture(scope="session")
+def widget_pages(site_dir: Path) -> dict[str, list[str]]:
+    """For each widget kind, the pages of the built site that hold it (paths from the root)."""
+    found: dict[str, list[str]] = {kind: [] for kind in KINDS}
+    for path in sorted(site_dir.rglob("*.html")):
+        for kind in set(_MARKER.findall(path.read_text(encoding="utf-8"))):
+            found.setdefault(kind, []).append(path.relative_to(site_dir).as_posix())
+    for pages in found.values():  # a proposition's own page before a page that collects many
+        pages.sort(key=lambda page: (page.count("/"), "all" in page, page))
+    return found
+
+
+def _url(served_url: str, page: str) -> str:
+    return served_url + page.removesuffix("index.html")
+
+
+@pytest.fixture(scope="session")
+def page_of(widget_pages: dict[str, list[str]], served_url: str) -> Callable[[str], str]:
+    """The URL of the first page holding a widget; fails, saying what to include, if none does."""
+
+    def find(kind: str) -> str:
+        pages = widget_pages.get(kind) or []
+        if not pages:
+            pytest.fail(
+                f"no page of the built site holds the {kind!r} widget: the lead must include "
+                f"it in {HOMES[kind]}'s page, with the line\n"
+                f'    --8<-- "docs/includes/widgets/{kind}.html"\n'
+                "on its own, and load docs/javascripts/widgets.js and "
+                "docs/stylesheets/widgets.css (extra_javascript, extra_css in mkdocs.yml)",
+                pytrace=False,
+            )
+        return _url(served_url, pages[0])
+
+    return find
+
+
+@pytest.fixture(scope="session")
+def new_context(chromium, is_local) -> Iterator[Callable[..., object]]:
+    """Make browser contexts (closed at the end); requests off the site are aborted."""
+    made = []
+
+    def make(**options):
+        options.setdefault("viewport", {"width": 1280, "height": 900})
+        context = chromium.new_context(service_workers="block", **options)
+        context.route(lambda url: not is_local(url), lambda route: route.abort())
+        made.append(context)
+        return context
+
+    yield make
+    for context in made:
+        context.close()
+
+
+@pytest.fixture(scope="session")
+def touch_context(new_context):
+    """A phone: 390 px wide, a touch screen, two device pixels per CSS pixel."""
+    return new_context(
+        viewport={"width": 390, "height": 844}, has_touch=True, device_scale_factor=2
+    )
+
+
+class Opened:
+    """A page with one widget, and everything the page reported while the test ran."""
+
+    def __init__(self, context, url: str, kind: str) -> None:
+        self.problems: list[str] = []
+        self.page = page = context.new_page()
+        page.on("console", self._console)
+        page.on("pageerror", lambda error: self.problems.append(f"uncaught exception: {error}"))
+        page.goto(url)
+        self.root = page.locator(f'[data-posenc-widget="{kind}"]').first
+        self.root.and_(page.locator(".posenc-widget--live")).wait_for(timeout=5000)
+
+    def _console(self, message) -> None:
+        if message.type in ("error", "warning"):
+            self.problems.append(f"console {message.type}: {message.text}")
+
+    def state(self) -> dict:
+        return json.loads(self.root.get_attribute("data-state"))
+
+    def announced(self) -> str:
+        """The live region's text once the debounce has passed."""
+        self.page.wait_for_timeout(900)
+        return self.root.locator("[aria-live=polite]").inner_text()
+
+    def close(self) -> None:
+        self.page.close()
+        assert not self.problems, "\n".join(self.problems)
+
+
+@pytest.fixture
+def open_widget(browser_context) -> Iterator[Callable[..., Opened]]:
+    """Open a widget's page (in the default context unless given); check its console after."""
+    opened: list[Opened] = []
+
+    def open_(url: str, kind: str, context=None) -> Opened:
+        page = Opened(context or browser_context, url, kind)
+        opened.append(page)
+        return page
+
+    yield open_
+    for page in opened:
+        page.close()
+
+
+def _close(actual, expected, what: str) -> None:
+    actual = np.asarray(actual, dtype=np.float64)
+    expected = np.asarray(expected, dtype=np.float64)
+    assert actual.shape == expected.shape, f"{what}: shape {actual.shape} != {expected.shape}"
+    error = float(np.max(np.abs(actual - expected))) if actual.size else 0.0
+    assert error <= TOLERANCE, (
+        f"{what}: off by {error:.3g} (tolerance {TOLERANCE})\n{actual}\n{expected}"
+    )
+
+
+def _pe(position: int, width: int) -> np.ndarray:
+    """``PE(position)`` for any integer position: M_position applied to PE(0)."""
+    return posenc.shift_matrix(position, width) @ posenc.sinusoidal(1, width)[0]
+
+
+# ----------------------------------------------------------------------------
+# Every widget is somewhere, and every page can run the script
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_widget_is_on_a_page(kind: str, page_of) -> None:
+    page_of(kind)
+
+
+def test_every_page_loads_the_widget_script_and_style(site_dir: Path) -> None:
+    missing = []
+    for path in sorted(site_dir.rglob("*.html")):
+        text = path.read_text(encoding="utf-8")
+        if 'http-equiv="refresh"' in text or "<body" not in text:
+            continue  # a redirect stub
+        if not re.search(r'<script[^>]+src="[^"]*javascripts/widgets\.js', text) or not re.search(
+            r'<link[^>]+href="[^"]*stylesheets/widgets\.css', text
+        ):
+            missing.append(path.relative_to(site_dir).as_posix())
+    assert not missing, (
+        "pages without widgets.js or widgets.css (mkdocs.yml: extra_javascript: "
+        f"javascripts/widgets.js, extra_css: stylesheets/widgets.css): {missing[:5]}"
+    )
+
+
+def test_script_is_quiet_on_a_page_without_widgets(served_url: str, browser_context) -> None:
+    page = browser_context.new_page()
+    problems: list[str] = []
+    page.on(
+        "console", lambda m: problems.append(m.text) if m.type in ("error", "warning") else None
+    )
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    page.goto(served_url)  # the home page: the script runs and finds nothing to do
+    page.wait_for_load_state("load")
+    page.close()
+    assert not problems, problems
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_widget_is_described_and_announced(kind: str, page_of, open_widget) -> None:
+    w = open_widget(page_of(kind), kind)
+    described = w.root.get_attribute("aria-describedby")
+    assert described, "the widget root needs aria-describedby"
+    description = w.page.locator(f"#{described}")
+    assert description.count() == 1 and len(description.inner_text().strip()) > 40
+    assert w.root.get_attribute("aria-labelledby") or w.root.get_attribute("aria-label")
+    region = w.root.locator('[aria-live="polite"]')
+    assert region.count() == 1
+    assert region.inner_text() == "", "nothing is announced before the reader does anything"
+    # Every control has a name (Playwright computes it as a screen reader would).
+    for control in w.root.locator("button, input, [role=slider], [tabindex='0']").all():
+        name = control.evaluate(
+            "el => el.getAttribute('aria-label') || el.labels?.[0]?.textContent"
+            " || el.textContent || ''"
+        )
+        assert name.strip(), f"a control without a name: {control.evaluate('e => e.outerHTML')}"
+
+
+# ----------------------------------------------------------------------------
+# 1. Dog bites man
+
+
+def _dog_expected(words: dict[str, list[float]], with_code: bool):
+    names = list(words)
+    width = len(words[names[0]])
+    eye = np.eye(width)
+    orders = [names, names[::-1]]
+    code = posenc.sinusoidal(len(names), width) if with_code else np.zeros((len(names), width))
+    outputs = {}
+    for order in orders:
+        x = np.array([words[name] for name in order], dtype=np.float64) + code
+        outputs[" ".join(order)] = (x, posenc.attention(x, eye, eye, eye))
+    distances = {
+        name: float(
+            np.linalg.norm(
+                outputs[" ".join(orders[0])][1][orders[0].index(name)]
+                - outputs[" ".join(orders[1])][1][orders[1].index(name)]
+            )
+        )
+        for name in names
+    }
+    return outputs, distances
+
+
+def _check_dog(w: Opened, with_code: bool) -> dict:
+    words = json.loads(w.root.get_attribute("data-words"))
+    state = w.state()
+    assert state["withCode"] is with_code
+    button = w.root.get_by_role("button", name=re.compile("position code"))
+    assert button.get_attribute("aria-pressed") == str(with_code).lower()
+    outputs, distances = _dog_expected(words, with_code)
+    assert set(state["outputs"]) == set(outputs)
+    for title, (x, out) in outputs.items():
+        _close(state["inputs"][title], x, f"{title}: inputs")
+        _close(state["outputs"][title], out, f"{title}: attention outputs")
+    assert list(state["distances"]) == list(words)
+    for name, distance in state["distances"].items():
+        if with_code:
+            assert distance > 1e-3, f"{name}: the code should separate the two sentences"
+            assert abs(distance - distances[name]) <= TOLERANCE, (name, distance, distances[name])
+        else:
+            assert distance == 0.0, f"{name}: without the code the distance must be exactly 0"
+    return state
+
+
+def test_dog_bites_man_mouse_and_keyboard(page_of, open_widget) -> None:
+    w = open_widget(page_of("dog-bites-man"), "dog-bites-man")
+    _check_dog(w, with_code=False)
+    shown = w.root.locator(".posenc-dog__dist td.posenc-num").all_inner_texts()
+    assert shown and all(text == "0" for text in shown), shown
+
+    button = w.root.get_by_role("button", name=re.compile("position code"))
+    button.click()  # mouse
+    state = _check_dog(w, with_code=True)
+    announced = w.announced()
+    assert "added" in announced and "dog" in announced, announced
+    shown = w.root.locator(".posenc-dog__dist td.posenc-num").all_inner_texts()
+    assert all(text != "0" for text in shown), shown
+    assert shown[0] == _shown(state["distances"]["dog"])
+
+    button.focus()
+    w.page.keyboard.press("Space")  # keyboard
+    _check_dog(w, with_code=False)
+    w.page.keyboard.press("Enter")
+    _check_dog(w, with_code=True)
+
+
+# Words for which adding up attention's terms in sentence order would leave the two
+# sentences' outputs a rounding error apart (1e-16) without the code: the widget must
+# still give exactly 0, as the mathematics does.
+OTHER_WORDS = {
+    "cat": [0.7, -0.9, -0.9, 0.1],
+    "chases": [0.3, -1.0, -0.2, -0.9],
+    "mouse": [-0.2, 0.4, 0.2, 0.9],
+}
+
+
+def test_dog_bites_man_takes_its_words_from_the_page(page_of, open_widget, new_context) -> None:
+    url = page_of("dog-bites-man")
+    context = new_context()
+
+    def rewrite(route) -> None:  # the page's author chose other words: data-words only
+        response = route.fetch()
+        words = "data-words='" + json.dumps(OTHER_WORDS) + "'"
+        body, count = re.subn(r"data-words='[^']*'", words, response.text(), count=1)
+        assert count == 1, "the dog-bites-man widget has no data-words attribute"
+        route.fulfill(response=response, body=body)
+
+    context.route(url, rewrite)
+    w = open_widget(url, "dog-bites-man", context)
+    assert json.loads(w.root.get_attribute("data-words")) == OTHER_WORDS
+    assert _check_dog(w, with_code=False)["sentences"] == ["cat chases mouse", "mouse chases cat"]
+    w.root.get_by_role("button", name=re.compile("position code")).click()
+    _check_dog(w, with_code=True)
+
+
+def _fits_a_phone(w: Opened) -> None:
+    """Nothing wider than the 390 px window; every control at least 24 x 24 px to touch."""
+    overflow = w.page.evaluate("document.documentElement.scrollWidth - innerWidth")
+    assert overflow <= 0, f"the page is {overflow} px wider than a 390 px phone"
+    small = w.root.evaluate(
+        """root => [...root.querySelectorAll('button, input, [role=slider]')].filter(el => {
+             const r = el.getBoundingClientRect();
+             return r.width < 24 || r.height < 24;
+           }).map(el => el.outerHTML.slice(0, 80))"""
+    )
+    assert not small, f"controls smaller than 24 x 24 px: {small}"
+
+
+def test_dog_bites_man_touch(page_of, open_widget, touch_context) -> None:
+    w = open_widget(page_of("dog-bites-man"), "dog-bites-man", touch_context)
+    _fits_a_phone(w)
+    w.root.get_by_role("button", name=re.compile("position code")).tap()
+    _check_dog(w, with_code=True)
+    w.root.get_by_role("button", name=re.compile("position code")).tap()
+    _check_dog(w, with_code=False)
+
+
+# ----------------------------------------------------------------------------
+# 2. The heatmap
+
+
+# What the heatmap shows besides its state, read in one round trip.
+_HEATMAP_SHOWN = """
+root => {
+  const slider = root.querySelector("[role=slider]");
+  const rows = [...root.querySelectorAll(".posenc-heat__table tbody tr")];
+  return {
+    state: JSON.parse(root.dataset.state),
+    now: slider.getAttribute("aria-valuenow"),
+    max: slider.getAttribute("aria-valuemax"),
+    title: root.querySelector(".posenc-heat__code-title").textContent,
+    rows: rows.map((tr) => [tr.cells[1].textContent, tr.cells[2].textContent]),
+  };
+}
+"""
+
+
+def _shown(x: float) -> str:
+    """How the widgets print a number: 6 significant digits and a real minus sign."""
+    return f"{x:.6g}".replace("-", "\u2212")
+
+
+def _check_heatmap(w: Opened) -> dict:
+    shown = w.root.evaluate(_HEATMAP_SHOWN)
+    state = shown["state"]
+    width, length, position = state["width"], state["length"], state["position"]
+    assert width % 2 == 0 and 2 <= width <= 128 and 1 <= length <= 200
+    assert 0 <= position < length
+    expected = posenc.sinusoidal(1, width, start=position)[0]
+    _close(state["code"], expected, f"PE({position}), d={width}")
+    half = width // 2
+    assert state["pairs"] == sorted(set([0, (half - 1) // 2, half - 1]))
+    assert shown["now"] == str(position) and shown["max"] == str(length - 1)
+    assert f"PE({position})" in shown["title"] and str(width) in shown["title"]
+    # The table beside the heatmap: the same numbers, to 6 significant digits.
+    assert shown["rows"] == [
+        [_shown(state["code"][2 * i]), _shown(state["code"][2 * i + 1])] for i in range(half)
+    ]
+    return state
+
+
+def test_heatmap_keyboard(page_of, open_widget) -> None:
+    w = open_widget(page_of("heatmap"), "heatmap")
+    start = _check_heatmap(w)
+    heat = w.root.get_by_role("slider", name=re.compile("Position to read"))
+    heat.focus()
+    w.page.keyboard.press("Tab")
+    w.page.keyboard.press("Shift+Tab")  # focus by keyboard, so :focus-visible applies
+    outline = heat.evaluate(
+        "el => [el === document.activeElement, getComputedStyle(el).outlineStyle,"
+        " parseFloat(getComputedStyle(el).outlineWidth)]"
+    )
+    assert outline[0] and outline[1] != "none" and outline[2] >= 2, (
+        f"no visible focus ring: {outline}"
+    )
+    w.page.keyboard.press("ArrowRight")
+    assert _check_heatmap(w)["position"] == start["position"] + 1
+    w.page.keyboard.press("ArrowLeft")
+    w.page.keyboard.press("ArrowLeft")
+    assert _check_heatmap(w)["position"] == start["position"] - 1
+    w.page.keyboard.press("End")
+    assert _check_heatmap(w)["position"] == start["length"] - 1
+    w.page.keyboard.press("Home")
+    assert _check_heatmap(w)["position"] == 0
+    w.page.keyboard.press("PageUp")
+    assert _check_heatmap(w)["position"] == min(10, start["length"] - 1)
+
+    width = w.root.get_by_role("slider", name=re.compile("Width"))
+    width.focus()
+    w.page.keyboard.press("End")
+    assert _check_heatmap(w)["width"] == 128
+    w.page.keyboard.press("ArrowLeft")
+    assert _check_heatmap(w)["width"] == 126
+    w.page.keyboard.press("Home")
+    assert _check_heatmap(w)["width"] == 2
+    length = w.root.get_by_role("slider", name=re.compile("Positions"))
+    length.focus()
+    w.page.keyboard.press("End")
+    assert _check_heatmap(w)["length"] == 200
+    w.page.keyboard.press("Home")
+    state = _check_heatmap(w)
+    assert state["length"] == 1 and state["position"] == 0
+    announced = w.announced()
+    assert "Width 2" in announced and "Position 0" in announced, announced
+
+
+def test_heatmap_mouse_hover_and_drag(page_of, open_widget) -> None:
+    w = open_widget(page_of("heatmap"), "heatmap")
+    width = w.root.get_by_role("slider", name=re.compile("Width"))
+    width.focus()
+    w.page.keyboard.press("End")  # widest code: 128 dimensions
+    heat = w.root.locator("canvas.posenc-heat__map")
+    box = heat.bounding_box()
+    y = box["y"] + box["height"] / 2
+    seen = []
+    for fraction in np.linspace(0.0, 1.0, 25):
+        w.page.mouse.move(box["x"] + 1 + fraction * (box["width"] - 2), y)  # hovering
+        seen.append(_check_heatmap(w)["position"])
+    length = w.state()["length"]
+    assert seen[0] == 0 and seen[-1] == length - 1, seen
+    assert seen == sorted(seen) and len(set(seen)) > 10, seen
+    # A drag on the waves beneath moves the same position.
+    waves = w.root.locator("canvas.posenc-heat__waves")
+    wbox = waves.bounding_box()
+    w.page.mouse.move(wbox["x"] + wbox["width"] - 2, wbox["y"] + 30)
+    w.page.mouse.down()
+    w.page.mouse.move(wbox["x"] + wbox["width"] * 0.5, wbox["y"] + 30, steps=5)
+    middle = _check_heatmap(w)["position"]
+    w.page.mouse.up()
+    assert 0 < middle < length - 1
+
+
+def test_heatmap_touch_and_resolution(page_of, open_widget, touch_context) -> None:
+    w = open_widget(page_of("heatmap"), "heatmap", touch_context)
+    heat = w.root.locator("canvas.posenc-heat__map")
+    heat.scroll_into_view_if_needed()
+    box = heat.bounding_box()
+    y = box["y"] + box["height"] / 2
+    w.page.touchscreen.tap(box["x"] + box["width"] - 3, y)
+    state = _check_heatmap(w)
+    assert state["position"] == state["length"] - 1
+    # A horizontal drag with one finger picks positions as it goes.
+    cdp = touch_context.new_cdp_session(w.page)
+    x0, x1 = box["x"] + box["width"] - 3, box["x"] + 0.6 * box["width"]
+    cdp.send(
+        "Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x0, "y": y}]}
+    )
+    for x in np.linspace(x0, x1, 8)[1:]:
+        cdp.send(
+            "Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y}]}
+        )
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    cdp.detach()
+    assert 0 < _check_heatmap(w)["position"] < state["length"] - 1
+    # Canvases are drawn at the screen's resolution, and nothing is wider than the phone.
+    for canvas in w.root.locator("canvas").all():
+        pixels, css, ratio = canvas.evaluate(
+            "c => [c.width, c.getBoundingClientRect().width, devicePixelRatio]"
+        )
+        assert ratio == 2 and abs(pixels - css * ratio) <= 1, (pixels, css, ratio)
+    _fits_a_phone(w)
+
+
+# ----------------------------------------------------------------------------
+# 3. The clock bank
+
+
+def _check_clocks(w: Opened) -> dict:
+    state = w.state()
+    width, p, k, pair = state["width"], state["position"], state["k"], state["pair"]
+    assert state["base"] == BASE and pair in state["pairs"]
+    row = posenc.sinusoidal(1, width, start=p)[0]
+    _close(
+        state["code"], [row[2 * i : 2 * i + 2] for i in state["pairs"]], f"PE({p}) on the pairs"
+    )
+    block = posenc.shift_matrix(k, width)[2 * pair : 2 * pair + 2, 2 * pair : 2 * pair + 2]
+    _close(state["block"], block, f"block {pair} of M_{k}")
+    here = row[2 * pair : 2 * pair + 2]
+    _close(state["rotated"], block @ here, "the block times PE(pos)")
+    target = _pe(p + k, width)[2 * pair : 2 * pair + 2]
+    _close(state["target"], target, f"PE({p} + {k}) on pair {pair}")
+    _close(state["rotated"], state["target"], "M_k PE(pos) = PE(pos + k)")
+    _close(state["angle"], k * posenc.frequencies(width)[pair], "the angle w_i k")
+    pressed = w.root.locator(".posenc-clock[aria-pressed=true]")
+    assert pressed.count() == 1 and f"pair {pair}" in pressed.inner_text()
+    return state
+
+
+def test_clock_bank_keyboard(page_of, open_widget) -> None:
+    w = open_widget(page_of("clock-bank"), "clock-bank")
+    start = _check_clocks(w)
+    assert start["width"] == 64 and start["pairs"] == [0, 6, 12, 18, 24, 31]
+    position = w.root.get_by_role("slider", name=re.compile("Position"))
+    position.focus()
+    for _ in range(5):
+        w.page.keyboard.press("ArrowRight")
+    assert _check_clocks(w)["position"] == start["position"] + 5
+    w.page.keyboard.press("End")
+    assert _check_clocks(w)["position"] == 1000
+    shift = w.root.get_by_role("slider", name=re.compile("Shift"))
+    shift.focus()
+    w.page.keyboard.press("Home")
+    assert _check_clocks(w)["k"] == -500
+    w.page.keyboard.press("ArrowRight")
+    assert _check_clocks(w)["k"] == -499
+    # The exact-value box: typed, it moves the slider too.
+    box = w.root.get_by_role("spinbutton", name=re.compile("Position"))
+    box.fill("777")
+    state = _check_clocks(w)
+    assert state["position"] == 777 and position.input_value() == "777"
+    box.fill("5000")
+    box.press("Tab")  # out of range: clamped when the box is left
+    assert _check_clocks(w)["position"] == 1000
+    # Choosing a clock by keyboard.
+    clock = w.root.get_by_role("button", name=re.compile(r"^Pair 18,"))
+    clock.focus()
+    w.page.keyboard.press("Enter")
+    state = _check_clocks(w)
+    assert state["pair"] == 18 and clock.get_attribute("aria-pressed") == "true"
+    announced = w.announced()
+    assert "pair 18" in announced and "Position 1000" in announced, announced
+
+
+def test_clock_bank_mouse(page_of, open_widget) -> None:
+    w = open_widget(page_of("clock-bank"), "clock-bank")
+    w.root.get_by_role("button", name=re.compile(r"^Pair 24,")).click()
+    assert _check_clocks(w)["pair"] == 24
+    slider = w.root.get_by_role("slider", name=re.compile("Shift"))
+    box = slider.bounding_box()
+    w.page.mouse.click(box["x"] + box["width"] - 2, box["y"] + box["height"] / 2)
+    state = _check_clocks(w)
+    assert state["k"] > 400
+    slider = w.root.get_by_role("slider", name=re.compile("Position"))
+    box = slider.bounding_box()
+    w.page.mouse.click(box["x"] + box["width"] * 0.5, box["y"] + box["height"] / 2)
+    assert 300 < _check_clocks(w)["position"] < 700
+
+
+def test_clock_bank_touch(page_of, open_widget, touch_context) -> None:
+    w = open_widget(page_of("clock-bank"), "clock-bank", touch_context)
+    w.root.get_by_role("button", name=re.compile(r"^Pair 6,")).tap()
+    assert _check_clocks(w)["pair"] == 6
+    slider = w.root.get_by_role("slider", name=re.compile("Position"))
+    slider.scroll_into_view_if_needed()
+    box = slider.bounding_box()
+    w.page.touchscreen.tap(box["x"] + box["width"] * 0.9, box["y"] + box["height"] / 2)
+    assert _check_clocks(w)["position"] > 700
+    _fits_a_phone(w)
+
+
+# ----------------------------------------------------------------------------
+# All three: without JavaScript, and the contrast of their text
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_static_version_without_javascript(kind: str, page_of, new_context) -> None:
+    context = new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(page_of(kind))
+    root = page.locator(f'[data-posenc-widget="{kind}"]').first
+    assert "posenc-widget--live" not in (root.get_attribute("class") or "")
+    static = root.locator(".posenc-widget__static")
+    assert static.is_visible(), "the static version must show without JavaScript"
+    text = static.inner_text()
+    assert len(text) > 80, text
+    if kind == "dog-bites-man":
+        assert re.search(r"dog\s+0", text) and "same output" in text, text
+    else:
+        assert "figure above" in text, text
+    empty = root.evaluate(
+        """root => [...root.querySelectorAll('*')].filter(el => {
+             const r = el.getBoundingClientRect();
+             return el.checkVisibility() && r.width * r.height > 400
+               && !el.innerText.trim() && !el.querySelector('img, svg, canvas');
+           }).map(el => el.outerHTML.slice(0, 80))"""
+    )
+    assert not empty, f"empty boxes without JavaScript: {empty}"
+    assert root.locator("canvas, svg, button, input").count() == 0
+    page.close()
+
+
+_CONTRAST = """
+root => {
+  const parse = (c) => {
+    const m = c.match(/rgba?\\(([^)]+)\\)/);
+    if (!m) return null;
+    const v = m[1].split(/[\\s,/]+/).filter(Boolean).map(Number);
+    return [v[0], v[1], v[2], v.length > 3 ? v[3] : 1];
+  };
+  const over = (top, bottom) => [0, 1, 2].map((i) => top[i] * top[3] + bottom[i] * (1 - top[3]));
+  const background = (el) => {
+    const layers = [];
+    for (let node = el; node; node = node.parentElement) {
+      const c = parse(getComputedStyle(node).backgroundColor);
+      if (c && c[3] > 0) { layers.push(c); if (c[3] >= 1) break; }
+    }
+    let colour = [255, 255, 255];
+    for (const layer of layers.reverse()) colour = over(layer, colour);
+    return colour;
+  };
+  const lum = (rgb) => {
+    const linear = (v) => (v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+    const [r, g, b] = rgb.map(linear);
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const bad = [];
+  for (const el of root.querySelectorAll("*")) {
+    const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.nodeValue.trim());
+    if (!own || !el.checkVisibility() || el.closest(".posenc-sr-only, svg")) continue;
+    const bg = background(el);
+    const fg = over(parse(getComputedStyle(el).color), bg);
+    const [hi, lo] = [lum(fg), lum(bg)].sort((a, b) => b - a);
+    const ratio = (hi + 0.05) / (lo + 0.05);
+    if (ratio < 4.5) bad.push(`${ratio.toFixed(2)}: ${el.outerHTML.slice(0, 90)}`);
+  }
+  return bad;
+}
+"""
+
+
+@pytest.mark.parametrize("scheme", ["default", "slate"])
+@pytest.mark.parametrize("kind", KINDS)
+def test_text_contrast(kind: str, scheme: str, page_of, open_widget) -> None:
+    w = open_widget(page_of(kind), kind)
+    w.page.evaluate(f"document.body.setAttribute('data-md-color-scheme', '{scheme}')")
+    toggle = w.root.locator(".posenc-toggle")
+    for pressed in [False, True] if toggle.count() else [False]:
+        if pressed:
+            toggle.click()
+        bad = w.root.evaluate(_CONTRAST)
+        assert not bad, f"text below 4.5:1 in the {scheme} scheme:\n" + "\n".join(bad)
