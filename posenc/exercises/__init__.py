@@ -1,0 +1,117 @@
+"""The exercises of the posenc pages, and the checker that marks a reader's solution.
+
+Each exercise is a page under ``docs/exercises/`` and a module here:
+
+- E1 (``e1``), the sinusoidal table: ``solve(length, width, base)`` returns the code;
+- E2 (``e2``), the shift matrix: ``solve(k, width, base)`` returns ``M_k``;
+- E3 (``e3``), order blindness: ``solve(X, Wq, Wk, Wv, order)`` returns how far
+  attention is from following a reordering of its input, without and with the code.
+
+``posenc exercise check E1 my_solution.py`` calls :func:`check`, which runs the
+reader's ``solve`` in a child process under a time limit, on the worked examples of
+the page and on unseen cases from a seeded generator, and judges the answers against
+``posenc.sinusoidal``, ``posenc.shift_matrix`` and ``posenc.attention``
+(``checker``). The classic mistakes of each exercise are written out as formulas, so
+a wrong answer can be matched to the mistake that produces it.
+
+References
+----------
+- A. Vaswani et al., "Attention Is All You Need", NeurIPS 2017, sections 3.2.1
+  (scaled dot-product attention) and 3.5 (the sinusoidal code).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from posenc.exercises import checker
+from posenc.exercises._base import TOLERANCE, Case, Exercise, Mistake
+from posenc.exercises.checker import TIMEOUT, Report
+from posenc.exercises.e1 import E1
+from posenc.exercises.e2 import E2
+from posenc.exercises.e3 import E3
+
+__all__ = [
+    "EXERCISES",
+    "TIMEOUT",
+    "TOLERANCE",
+    "Case",
+    "Exercise",
+    "Mistake",
+    "Report",
+    "check",
+    "exercise",
+    "listing",
+    "show",
+]
+
+#: Every exercise, by key.
+EXERCISES: dict[str, Exercise] = {e.key: e for e in (E1, E2, E3)}
+
+
+def exercise(name: str) -> Exercise:
+    """The exercise called ``name``: 'E1', 'e1' or '1'.
+
+    Examples
+    --------
+    >>> exercise("e2").title
+    'The shift matrix'
+    """
+    key = str(name).strip().upper()
+    key = key if key.startswith("E") else "E" + key
+    if key not in EXERCISES:
+        raise ValueError(f"exercise must be one of {', '.join(EXERCISES)}, got {name!r}")
+    return EXERCISES[key]
+
+
+def listing() -> str:
+    """One line per exercise: key, title, and the call the checker makes.
+
+    Examples
+    --------
+    >>> print(listing(), end="")
+    E1  The sinusoidal table  solve(length, width, base)
+    E2  The shift matrix      solve(k, width, base)
+    E3  Order blindness       solve(X, Wq, Wk, Wv, order)
+    """
+    width = max(len(e.title) for e in EXERCISES.values())
+    lines = [f"{e.key}  {e.title:<{width}}  {e.signature}" for e in EXERCISES.values()]
+    return "\n".join(lines) + "\n"
+
+
+def show(name: str) -> str:
+    """The task of an exercise, as ``posenc exercise show`` prints it."""
+    e = exercise(name)
+    heading = f"{e.key}. {e.title}"
+    return (
+        f"{heading}\n{'=' * len(heading)}\n\n{e.task}\n\n"
+        f"Check your file with:\n\n    posenc exercise check {e.key} my_solution.py\n\n"
+        f"Words to know, hints and a solution: the posenc site, Exercises, {e.key}\n"
+        f"(docs/{e.page} in the repository).\n"
+    )
+
+
+def check(
+    name: str, solution: str | os.PathLike, *, timeout: float = TIMEOUT, seed: int = 0
+) -> Report:
+    """Run a reader's ``solve`` on every case of an exercise and judge the answers.
+
+    Parameters
+    ----------
+    name : str
+        The exercise: 'E1', 'E2' or 'E3' (see :func:`exercise`).
+    solution : path
+        A Python file that defines ``solve``.
+    timeout : float, optional
+        Seconds allowed for loading the file and answering every case.
+    seed : int, optional
+        Draws the unseen cases; the worked examples are always those of the page.
+
+    Returns
+    -------
+    Report
+        ``passed``, and the text to show: a verdict line, one paragraph on the first
+        problem, and a hint when the answers match a known mistake.
+    """
+    return checker.check(exercise(name), Path(solution).resolve(), timeout=timeout, seed=seed)

@@ -1,0 +1,85 @@
+"""What an exercise is: its task, its cases, the expected answers, the known mistakes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+#: How close an answer must be to the expected value, entry by entry.
+TOLERANCE = 1e-9
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A classic wrong formula: it takes the arguments of ``solve``; ``hint`` names it."""
+
+    name: str
+    hint: str
+    formula: Callable[..., object]
+    tolerance: float = TOLERANCE  # how close an answer must be to count as this mistake
+
+
+@dataclass(frozen=True)
+class Case:
+    """One call of ``solve``: its number (from 1), its arguments, and where it comes from."""
+
+    number: int
+    args: tuple
+    worked: bool
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """An exercise of the pages, with everything the checker needs to mark it.
+
+    ``draw`` makes the unseen cases from a random generator; ``expected`` computes the
+    right answer with the library; ``describe`` says a case in words and ``where``
+    names an entry of the answer; ``extra`` may add a sentence to a wrong answer's
+    report; ``fallback(*args)`` is the hint when no known mistake matches.
+    """
+
+    key: str
+    title: str
+    page: str
+    signature: str
+    returns: str
+    task: str
+    worked: tuple[tuple, ...]
+    draw: Callable[[np.random.Generator], list[tuple]]
+    expected: Callable[..., np.ndarray]
+    shape: Callable[..., tuple[int, ...]]
+    describe: Callable[..., str]
+    where: Callable[[tuple, tuple[int, ...]], str]
+    mistakes: tuple[Mistake, ...]
+    fallback: Callable[..., str]
+    extra: Callable[[tuple, np.ndarray], str] | None = None
+
+    def cases(self, seed: int = 0) -> list[Case]:
+        """The worked examples of the page, then the unseen cases drawn with ``seed``."""
+        unseen = self.draw(np.random.default_rng([seed, int(self.key[1:])]))
+        every = [(args, True) for args in self.worked] + [(args, False) for args in unseen]
+        return [Case(n, args, worked) for n, (args, worked) in enumerate(every, start=1)]
+
+
+def even(rng: np.random.Generator, low: int, high: int) -> int:
+    """A random even integer from ``low`` to ``high`` (both even), for model widths."""
+    return 2 * int(rng.integers(low // 2, high // 2 + 1))
+
+
+def pairs(width: int) -> np.ndarray:
+    """The pair indices ``i = 0 .. width/2 - 1`` as floats."""
+    return np.arange(width // 2, dtype=np.float64)  # (d/2,)
+
+
+PAIR_HINT = (
+    "The two columns of a pair use different angles in your answer. Columns `2i` and "
+    "`2i + 1` both belong to pair `i = j // 2`: use the pair index in the exponent "
+    "`2 * i / d`, not the column index `j`."
+)
+
+FIXED_BASE_HINT = (
+    "You used 10000 where this case asks for another base. Take the base from the "
+    "third argument of solve."
+)

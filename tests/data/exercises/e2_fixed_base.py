@@ -1,0 +1,12 @@
+"""E2 that always uses 10000 and ignores its base argument."""
+
+import numpy as np
+
+
+def solve(k, width, base=10000.0):
+    i = np.arange(width // 2)
+    a = k / 10000.0 ** (2 * i / width)  # the mistake
+    m = np.zeros((width, width))
+    m[2 * i, 2 * i], m[2 * i, 2 * i + 1] = np.cos(a), np.sin(a)
+    m[2 * i + 1, 2 * i], m[2 * i + 1, 2 * i + 1] = -np.sin(a), np.cos(a)
+    return m

@@ -1,0 +1,661 @@
+"""Tests of the exercises and their checker: ``posenc.exercises`` and ``posenc exercise``.
+
+The worked examples are checked against FACTS section 2 (typed in by hand) and against
+closed forms computed here with ``math`` alone. The reference solutions must pass; each
+classic mistake, written the way a reader would write it (``tests/data/exercises/``),
+must fail with its own hint; a solution that raises, hangs, returns the wrong thing,
+prints, exits or does not parse must get one clear paragraph and never a traceback.
+The end-to-end checks start a child process each, so they run a few at a time.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import re
+import subprocess
+import sys
+import textwrap
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from posenc import shift_matrix, sinusoidal
+from posenc.cli import main
+from posenc.exercises import EXERCISES, check, exercise, listing, show
+from posenc.exercises import checker as checker_module
+from posenc.exercises.checker import check_function
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLUTIONS = {
+    "E1": ROOT / "exercises" / "solutions" / "e1_sinusoidal_table.py",
+    "E2": ROOT / "exercises" / "solutions" / "e2_shift_matrix.py",
+    "E3": ROOT / "exercises" / "solutions" / "e3_order_blindness.py",
+}
+MISTAKES = Path(__file__).resolve().parent / "data" / "exercises"
+
+FACTS_3x4 = [
+    [0, 1, 0, 1],
+    [0.841471, 0.540302, 0.00999983, 0.99995],
+    [0.909297, -0.416147, 0.0199987, 0.9998],
+]
+
+# Each mistake file, and the known mistake (posenc.exercises.eN.MISTAKES) it commits.
+MISTAKE_FILES = {
+    "e1_column_index": "column in exponent",
+    "e1_column_over_width": "column over width",
+    "e1_power_of_quotient": "power of the quotient",
+    "e1_unbracketed_exponent": "unbracketed exponent",
+    "e1_multiplied": "multiplied",
+    "e1_swapped": "sine and cosine swapped",
+    "e1_from_one": "positions from one",
+    "e1_concatenated": "concatenated layout",
+    "e1_t2t_ladder": "tensor2tensor ladder",
+    "e1_fixed_base": "fixed base",
+    "e1_float32": "float32",
+    "e2_rotation_sign": "rotation sign",
+    "e2_no_speed": "no speed",
+    "e2_column_index": "column in exponent",
+    "e2_power_of_quotient": "power of the quotient",
+    "e2_multiplied": "multiplied",
+    "e2_swapped_block": "swapped block",
+    "e2_split_halves": "split halves",
+    "e2_fixed_base": "fixed base",
+    "e3_code_moves": "code moves with the words",
+    "e3_outputs_not_reordered": "outputs not reordered",
+    "e3_inverse_order": "inverse order",
+    "e3_softmax_axis": "softmax axis",
+    "e3_unscaled": "unscaled scores",
+    "e3_model_width": "scaled by the model width",
+    "e3_code_from_one": "code from position one",
+    "e3_mean": "mean",
+    "e3_signed_maximum": "signed maximum",
+}
+
+
+def load(path: Path):
+    """The module in ``path``, imported in this process."""
+    spec = importlib.util.spec_from_file_location(f"exercise_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def one_paragraph_each(text: str) -> None:
+    """A report is a verdict line and paragraphs, with nothing from a traceback."""
+    assert "Traceback" not in text and 'File "' not in text
+    assert "posenc/exercises" not in text  # no line of the checker's own code
+    assert text.endswith("\n") and "\n\n\n" not in text
+    assert all(len(line) <= 120 for line in text.splitlines())
+
+
+# --------------------------------------------------------------------------------------
+# The worked examples are right.
+
+
+def test_e1_worked_examples_are_the_facts():
+    e = exercise("E1")
+    np.testing.assert_allclose(e.expected(3, 4, 10000.0), FACTS_3x4, rtol=0, atol=5e-7)
+    np.testing.assert_allclose(e.expected(1, 4, 10000.0), [[0, 1, 0, 1]], rtol=0, atol=0)
+    assert e.expected(0, 2, 10000.0).shape == (0, 2)
+    np.testing.assert_allclose(
+        e.expected(2, 2, 10000.0), [[0, 1], [0.841471, 0.540302]], rtol=0, atol=5e-7
+    )
+    assert [args for args in e.worked] == [
+        (3, 4, 10000.0),
+        (1, 4, 10000.0),
+        (0, 2, 10000.0),
+        (2, 2, 10000.0),
+    ]
+
+
+def test_e2_worked_examples_by_hand():
+    e = exercise("E2")
+    c1, s1, c3, s3 = math.cos(1), math.sin(1), math.cos(3), math.sin(3)
+    np.testing.assert_allclose(e.expected(1, 2, 10000.0), [[c1, s1], [-s1, c1]], atol=1e-15)
+    np.testing.assert_allclose(e.expected(3, 2, 10000.0), [[c3, s3], [-s3, c3]], atol=1e-15)
+    np.testing.assert_array_equal(e.expected(0, 4, 10000.0), np.eye(4))
+    c2, s2, cs, ss = math.cos(2), math.sin(2), math.cos(0.02), math.sin(0.02)
+    block = [[c2, s2, 0, 0], [-s2, c2, 0, 0], [0, 0, cs, ss], [0, 0, -ss, cs]]
+    np.testing.assert_allclose(e.expected(2, 4, 10000.0), block, atol=1e-15)
+    np.testing.assert_allclose(
+        e.expected(1, 2, 10000.0), [[0.540302, 0.841471], [-0.841471, 0.540302]], atol=5e-7
+    )
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_e2_expected_moves_the_code(seed):
+    """On every case, the expected M_k takes PE(pos) to PE(pos + k)."""
+    for case in exercise("E2").cases(seed):
+        k, width, base = case.args
+        first = max(0, -k)
+        pe = sinusoidal(first + abs(k) + 5, width, base=base)  # (L, d)
+        moved = pe[first : first + 5] @ shift_matrix(k, width, base).T  # (5, d)
+        np.testing.assert_allclose(moved, pe[first + k : first + k + 5], atol=1e-9)
+
+
+def _attention_by_hand(rows):
+    """Attention with identity projections, from the formula, in plain Python."""
+    out = []
+    for q in rows:
+        scores = [sum(a * b for a, b in zip(q, k, strict=True)) / 2.0 for k in rows]  # sqrt(4)
+        weights = [math.exp(s) for s in scores]
+        total = sum(weights)
+        out.append(
+            [sum(w * v[c] for w, v in zip(weights, rows, strict=True)) / total for c in range(4)]
+        )
+    return out
+
+
+@pytest.mark.parametrize(("order", "gap"), [([2, 1, 0], 0.908160), ([1, 2, 0], 0.746569)])
+def test_e3_worked_examples_by_hand(order, gap):
+    words = [[1, 0, 0.5, 0], [0, 1, 0, 0.5], [0.5, 0, 0, 1]]  # dog, bites, man
+    code = [[math.sin(p), math.cos(p), math.sin(p / 100), math.cos(p / 100)] for p in range(3)]
+
+    def plus(a, b):
+        return [[x + y for x, y in zip(r, s, strict=True)] for r, s in zip(a, b, strict=True)]
+
+    moved = [words[r] for r in order]
+    plain = np.subtract(_attention_by_hand(moved), [_attention_by_hand(words)[r] for r in order])
+    coded = np.subtract(
+        _attention_by_hand(plus(moved, code)),
+        [_attention_by_hand(plus(words, code))[r] for r in order],
+    )
+    assert np.abs(plain).max() < 1e-15
+    assert np.abs(coded).max() == pytest.approx(gap, abs=5e-7)
+    eye = np.eye(4)
+    np.testing.assert_allclose(
+        exercise("E3").expected(np.array(words), eye, eye, eye, order), [0, gap], atol=5e-7
+    )
+
+
+def test_cases_are_seeded_and_differ_between_seeds():
+    for e in EXERCISES.values():
+        first, again = e.cases(3), e.cases(3)
+        assert [repr(c.args) for c in first] == [repr(c.args) for c in again]
+        assert [repr(c.args) for c in first] != [repr(c.args) for c in e.cases(4)]
+        assert [c.number for c in first] == list(range(1, len(first) + 1))
+        assert sum(c.worked for c in first) == len(e.worked) >= 2
+
+
+# --------------------------------------------------------------------------------------
+# The known mistakes are real mistakes, and each one is caught.
+
+
+@pytest.mark.parametrize("key", list(EXERCISES))
+def test_every_known_mistake_is_wrong_somewhere(key):
+    """A mistake that gave the right answer on every case could never be recognised."""
+    e = EXERCISES[key]
+    cases = e.cases(0)
+    for known in e.mistakes:
+        differs = False
+        for case in cases:
+            with np.errstate(all="ignore"):
+                theirs = np.asarray(known.formula(*case.args), dtype=float)
+            want = e.expected(*case.args)
+            if theirs.shape != want.shape or not np.all(np.abs(theirs - want) <= 1e-9):
+                differs = True
+        assert differs, f"{key}: the mistake {known.name!r} is never wrong"
+
+
+def test_every_known_mistake_has_a_file():
+    names = {(key, m.name) for key, e in EXERCISES.items() for m in e.mistakes}
+    files = {(stem[:2].upper(), name) for stem, name in MISTAKE_FILES.items()}
+    assert names == files
+    assert {p.stem for p in MISTAKES.glob("e*.py")} == set(MISTAKE_FILES)
+
+
+@pytest.mark.parametrize("stem", list(MISTAKE_FILES))
+def test_each_mistake_is_rejected_with_its_hint(stem):
+    e = exercise(stem[:2])
+    report = check_function(e, load(MISTAKES / f"{stem}.py").solve)
+    assert not report.passed
+    assert report.mistake == MISTAKE_FILES[stem], report.text
+    hint = next(m.hint for m in e.mistakes if m.name == MISTAKE_FILES[stem])
+    assert " ".join(report.text.split()).endswith("Hint: " + " ".join(hint.split()))
+    assert "the first wrong entry is" in " ".join(report.text.split())
+    one_paragraph_each(report.text)
+
+
+def test_the_pair_hint_names_the_pair_index():
+    report = check_function(exercise("E1"), load(MISTAKES / "e1_column_index.py").solve)
+    text = " ".join(report.text.split())
+    assert "at position 1, column 1 (the cosine of pair 0): expected 0.540302, got 0.99995" in text
+    assert "use the pair index in the exponent" in text and "`i = j // 2`" in text
+
+
+def test_the_rotation_sign_hint_says_pos_minus_k():
+    report = check_function(exercise("E2"), load(MISTAKES / "e2_rotation_sign.py").solve)
+    text = " ".join(report.text.split())
+    assert "expected 0.841471, got -0.841471" in text
+    assert "PE(pos - k)" in text and "`[[cos a, sin a], [-sin a, cos a]]`" in text
+
+
+def test_an_unknown_mistake_gets_the_fallback_hint():
+    def solve(length, width, base=10000.0):
+        return sinusoidal(length, width, base=base) * 1.5
+
+    report = check_function(exercise("E1"), solve)
+    assert not report.passed and report.mistake is None
+    assert "posenc table --length 3 --width 4 --base 10000" in report.text
+
+
+@pytest.mark.parametrize("key", list(EXERCISES))
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_reference_solutions_pass_in_process(key, seed):
+    report = check_function(EXERCISES[key], load(SOLUTIONS[key]).solve, seed=seed)
+    assert report.passed, report.text
+
+
+def test_a_list_of_rows_is_accepted_and_so_is_an_empty_list():
+    def solve(length, width, base=10000.0):
+        return sinusoidal(length, width, base=base).tolist()  # [] when length is 0
+
+    assert check_function(exercise("E1"), solve).passed
+
+
+def test_float32_answers_are_caught():
+    def solve(length, width, base=10000.0):
+        return sinusoidal(length, width, base=base, dtype="float32")
+
+    report = check_function(exercise("E1"), solve)
+    assert report.mistake == "float32"
+
+
+# --------------------------------------------------------------------------------------
+# End to end: a child process per solution, several at a time.
+
+GOOD = {f"good_{key}": (key, path, 20.0) for key, path in SOLUTIONS.items()}
+WRONG = {
+    "wrong_e1": ("E1", MISTAKES / "e1_column_index.py", 20.0),
+    "wrong_e2": ("E2", MISTAKES / "e2_rotation_sign.py", 20.0),
+    "wrong_e3": ("E3", MISTAKES / "e3_code_moves.py", 20.0),
+}
+BAD = {
+    "raises": """\
+        import numpy as np
+
+
+        def solve(length, width, base=10000.0):
+            table = np.zeros((length, width))
+            return table / undefined_name
+        """,
+    "hangs": """\
+        def solve(length, width, base=10000.0):
+            while True:
+                pass
+        """,
+    "hangs_on_import": """\
+        import time
+
+        time.sleep(60)
+        """,
+    "transposed": """\
+        import numpy as np
+
+
+        def solve(length, width, base=10000.0):
+            return np.zeros((width, length))
+        """,
+    "syntax": """\
+        import numpy as np
+
+
+        def solve(length width, base=10000.0):
+            return np.zeros((length, width))
+        """,
+    "prints": """\
+        import sys
+
+        import numpy as np
+
+        print("loading \\x1b[31mred\\x1b[0m \\x07 done")
+
+
+        def solve(length, width, base=10000.0):
+            print("debug", length, width)
+            sys.stdout.write("#" * 50000)
+            sys.stderr.write("to stderr\\n")
+            pos = np.arange(length)[:, None]
+            angle = pos / base ** (2 * np.arange(width // 2) / width)
+            table = np.empty((length, width))
+            table[:, 0::2], table[:, 1::2] = np.sin(angle), np.cos(angle)
+            return table
+        """,
+    "sys_exit": """\
+        import sys
+
+
+        def solve(length, width, base=10000.0):
+            sys.exit(3)
+        """,
+    "os_exit": """\
+        import os
+
+
+        def solve(length, width, base=10000.0):
+            os._exit(7)
+        """,
+    "exit_on_import": """\
+        import sys
+
+        sys.exit("usage: python my_solution.py")
+        """,
+    "no_solve": """\
+        def sinusoidal(length, width, base=10000.0):
+            return []
+        """,
+    "not_callable": "solve = 42\n",
+    "import_error": """\
+        import numpy as np
+        import no_such_module_here
+        """,
+}
+IN_PROCESS = {
+    "returns_text": """\
+        def solve(length, width, base=10000.0):
+            return "a table"
+        """,
+    "ragged": """\
+        def solve(length, width, base=10000.0):
+            return [[0.0], [1.0, 2.0]]
+        """,
+    "two_arguments": """\
+        def solve(length, width):
+            return [[0.0] * width] * length
+        """,
+    "returns_none": """\
+        import numpy as np
+
+
+        def solve(length, width, base=10000.0):
+            table = np.zeros((length, width))
+        """,
+}
+
+HANG_TIMEOUT = 2.0
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory):
+    """The checker's report on every end-to-end solution, by name."""
+    folder = tmp_path_factory.mktemp("solutions")
+    runs = {**GOOD, **WRONG}
+    for name, source in BAD.items():
+        path = folder / f"my_{name}.py"
+        path.write_text(textwrap.dedent(source), encoding="utf-8")
+        timeout = HANG_TIMEOUT if name.startswith("hangs") else 20.0
+        runs[name] = ("E1", path, timeout)
+    shadowed = tmp_path_factory.mktemp("shadowed")  # a posenc.py and numpy.py beside it
+    for name in ("posenc.py", "numpy.py"):
+        (shadowed / name).write_text("raise SystemExit('the wrong module')\n")
+    (shadowed / "mine.py").write_text(SOLUTIONS["E3"].read_text())  # imports numpy, posenc
+    runs["shadowed"] = ("E3", shadowed / "mine.py", 20.0)
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        futures = {
+            name: pool.submit(check, key, path, timeout=timeout)
+            for name, (key, path, timeout) in runs.items()
+        }
+        done = {name: future.result() for name, future in futures.items()}
+    assert not list(folder.glob("__pycache__")), "the child wrote bytecode beside the file"
+    return done
+
+
+@pytest.mark.parametrize("name", list(GOOD))
+def test_reference_solutions_pass(reports, name):
+    report = reports[name]
+    assert report.passed, report.text
+    assert report.text.count("\n") == 2 and "passes all" in report.text
+    one_paragraph_each(report.text)
+
+
+@pytest.mark.parametrize(
+    ("name", "mistake"),
+    [
+        ("wrong_e1", "column in exponent"),
+        ("wrong_e2", "rotation sign"),
+        ("wrong_e3", "code moves with the words"),
+    ],
+)
+def test_mistakes_are_named_end_to_end(reports, name, mistake):
+    report = reports[name]
+    assert not report.passed and report.mistake == mistake
+    one_paragraph_each(report.text)
+
+
+# name: phrases the report must contain (whitespace-insensitive)
+MESSAGES = {
+    "raises": [
+        "Case 1 of 10 (a worked example), solve(3, 4, 10000.0): solve raised NameError:",
+        "name 'undefined_name' is not defined, at line 6 of my_raises.py:",
+        "`return table / undefined_name`",
+    ],
+    "hangs": [f"did not finish within {HANG_TIMEOUT:g} s: it was still", "--timeout"],
+    "hangs_on_import": ["it was still loading my_hangs_on_import.py (the code outside solve)"],
+    "transposed": ["returned an array of shape (4, 3). It must have shape (3, 4).", "swapped"],
+    "syntax": [
+        "Python cannot read my_syntax.py: invalid syntax",
+        "at line 4",
+        "`def solve(length width, base=10000.0):`",
+    ],
+    "sys_exit": ["solve ended the program with SystemExit(3), at line 5", "`sys.exit(3)`"],
+    "os_exit": ["ended (exit status 7) before solve returned", "case 1 of 10", "os._exit()"],
+    "exit_on_import": [
+        "Loading my_exit_on_import.py ended the program",
+        'if __name__ == "__main__":',
+    ],
+    "no_solve": ["defines no function named solve", "posenc exercise show E1"],
+    "not_callable": ["solve is an int, not a function"],
+    "returns_none": ["solve returned None.", "Is the return statement missing?"],
+    "returns_text": ["solve returned str 'a table', which is not numbers."],
+    "ragged": ["which does not make one array of numbers"],
+    "import_error": [
+        "Loading my_import_error.py raised ModuleNotFoundError:",
+        "No module named 'no_such_module_here', at line 2",
+    ],
+    "two_arguments": [
+        "solve raised TypeError:",
+        "The checker calls solve(length, width, base), with the arguments in that order.",
+    ],
+}
+
+
+@pytest.mark.parametrize("name", [name for name in MESSAGES if name in BAD])
+def test_a_broken_solution_gets_one_clear_paragraph(reports, name):
+    report = reports[name]
+    assert not report.passed
+    text = " ".join(report.text.split())
+    for phrase in MESSAGES[name]:
+        assert " ".join(phrase.split()) in text, report.text
+    assert report.text.startswith(f"E1, the sinusoidal table: my_{name}.py does not pass yet.")
+    assert len([p for p in report.text.split("\n\n") if p.strip()]) == 2  # verdict, paragraph
+    one_paragraph_each(report.text)
+
+
+@pytest.mark.parametrize("name", list(IN_PROCESS))
+def test_a_wrong_type_or_call_gets_one_clear_paragraph(tmp_path, name):
+    path = tmp_path / f"my_{name}.py"
+    path.write_text(textwrap.dedent(IN_PROCESS[name]), encoding="utf-8")
+    report = check_function(exercise("E1"), load(path).solve)
+    assert not report.passed
+    text = " ".join(report.text.split())
+    for phrase in MESSAGES[name]:
+        assert " ".join(phrase.split()) in text, report.text
+    one_paragraph_each(report.text)
+
+
+def test_a_hang_is_placed_in_its_case(reports):
+    text = " ".join(reports["hangs"].text.split())
+    # On a loaded machine the child may still be importing NumPy when time runs out.
+    assert "it was still in case 1 of 10 (a worked example), solve(3, 4, 10000.0)" in text or (
+        "it was still loading my_hangs.py" in text
+    )
+
+
+def test_printing_is_noted_and_does_not_matter(reports):
+    report = reports["prints"]
+    assert report.passed, report.text
+    text = " ".join(report.text.split())
+    assert re.search(
+        r"Note: your solution printed [\d,]{6,} characters while it was checked", text
+    )
+    assert "(the first line: 'loading ?[31mred?[0m ? done')" in text  # control bytes hidden
+    assert "\x1b" not in report.text and "\x07" not in report.text
+    one_paragraph_each(report.text)
+
+
+# --------------------------------------------------------------------------------------
+# The command line.
+
+
+def test_list_and_show(capsys):
+    assert main(["exercise", "list"]) == 0
+    out = capsys.readouterr().out
+    assert out == listing()
+    assert [line.split()[0] for line in out.splitlines()] == ["E1", "E2", "E3"]
+    for name in ("E1", "e2", "3"):
+        assert main(["exercise", "show", name]) == 0
+        out = capsys.readouterr().out
+        assert out == show(name)
+        e = exercise(name)
+        assert out.startswith(f"{e.key}. {e.title}\n")
+        assert f"def {e.signature.replace(')', '')}" in out.replace("=10000.0", "")
+        assert f"posenc exercise check {e.key} my_solution.py" in out
+
+
+def test_show_carries_the_worked_numbers():
+    assert "0.00999983" in show("E1") and "-0.416147" in show("E1")
+    assert "0.540302" in show("E2") and "-0.989992" in show("E2")
+    assert "0.908160" in show("E3") and "0.746569" in show("E3")
+
+
+def test_check_exit_status_pass_and_fail(capsys):
+    assert main(["exercise", "check", "E2", str(SOLUTIONS["E2"])]) == 0
+    assert "passes all 9 cases" in capsys.readouterr().out
+    assert main(["exercise", "check", "e1", str(MISTAKES / "e1_swapped.py"), "--seed", "5"]) == 1
+    out = capsys.readouterr().out
+    assert "does not pass yet" in out and "Sine and cosine are swapped" in out
+
+
+USAGE = [
+    (["exercise", "check", "E9", "x.py"], "exercise must be one of E1, E2, E3, got 'E9'"),
+    (["exercise", "check", "E1", "/no/such/file.py"], "cannot read '/no/such/file.py'"),
+    (["exercise", "check", "E1", str(ROOT / "exercises")], "it is a directory"),
+    (["exercise", "check", "E1", str(SOLUTIONS["E1"]), "--timeout", "0"], "timeout must be"),
+    (["exercise", "check", "E1", str(SOLUTIONS["E1"]), "--timeout", "nan"], "timeout must be"),
+    (["exercise", "check", "E1", str(SOLUTIONS["E1"]), "--seed", "-1"], "seed must be"),
+    (["exercise", "check", "E1"], "the following arguments are required: FILE"),
+    (["exercise", "show", "E4"], "exercise must be one of E1, E2, E3, got 'E4'"),
+    (["exercise"], "the following arguments are required: ACTION"),
+    (["exercise", "grade"], "invalid choice: 'grade'"),
+]
+
+
+@pytest.mark.parametrize(("args", "message"), USAGE)
+def test_usage_errors(capsys, args, message):
+    assert main(args) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith("posenc: error: ") and message in err
+    assert err.count("\n") == 1
+
+
+def test_help(capsys):
+    assert main(["exercise", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "list" in out and "show" in out and "check" in out and "exit status" in out
+    assert main(["exercise", "check", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "--timeout" in out and "--seed" in out and "FILE" in out
+
+
+def test_real_exit_status_and_no_traceback(tmp_path):
+    broken = tmp_path / "broken.py"
+    broken.write_text("def solve(length, width, base=10000.0):\n    return 1 / 0\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "posenc", "exercise", "check", "E1", str(broken)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 1
+    assert done.stderr == ""
+    assert "ZeroDivisionError: division by zero, at line 2 of broken.py" in " ".join(
+        done.stdout.split()
+    )
+    assert "Traceback" not in done.stdout
+
+
+def test_the_child_imports_this_posenc_not_a_file_beside_the_solution(reports):
+    """A posenc.py or numpy.py in the reader's folder must not replace the checker's."""
+    assert reports["shadowed"].passed, reports["shadowed"].text
+
+
+def test_checker_module_names_its_timeout():
+    assert checker_module.TIMEOUT == 10.0
+
+
+# --------------------------------------------------------------------------------------
+# The pages show what the checker really says, and include the files it really runs.
+
+PAGES = {
+    "E1": ("docs/exercises/e1-sinusoidal-table.md", MISTAKES / "e1_column_index.py"),
+    "E2": ("docs/exercises/e2-shift-matrix.md", MISTAKES / "e2_rotation_sign.py"),
+    "E3": ("docs/exercises/e3-order-blindness.md", MISTAKES / "e3_code_moves.py"),
+}
+
+
+def report_as_my_solution(key: str, source: Path, folder: Path) -> str:
+    """The checker's report on ``source`` saved as my_solution.py, as on the pages."""
+    mine = folder / "my_solution.py"
+    mine.write_text(source.read_text())
+    return check_function(exercise(key), load(mine).solve).text
+
+
+def first_text_block(page: str) -> str:
+    markdown = (ROOT / page).read_text(encoding="utf-8")
+    return re.search(r"```text\n(.*?)```", markdown, flags=re.S).group(1)
+
+
+@pytest.mark.parametrize("key", list(PAGES))
+def test_each_page_shows_the_checkers_real_words(key, tmp_path):
+    page, source = PAGES[key]
+    assert first_text_block(page) == report_as_my_solution(key, source, tmp_path)
+
+
+def test_the_index_shows_a_real_pass(tmp_path):
+    shown = first_text_block("docs/exercises/index.md")
+    assert shown == report_as_my_solution("E1", SOLUTIONS["E1"], tmp_path)
+
+
+@pytest.mark.parametrize("key", list(PAGES))
+def test_each_page_states_the_task_and_includes_the_solution(key):
+    e = exercise(key)
+    assert PAGES[key][0] == f"docs/{e.page}"
+    markdown = (ROOT / PAGES[key][0]).read_text(encoding="utf-8")
+    include = f'--8<-- "{SOLUTIONS[key].relative_to(ROOT).as_posix()}"'
+    assert include in markdown
+    name, params = e.signature.removesuffix(")").split("(")
+    assert f"def {name}({params}" in markdown  # the signature the checker calls
+    for heading in ("## Words to know", "## How it works", "## A worked example"):
+        assert heading in markdown
+    assert "## Your task" in markdown and '??? success "Solution"' in markdown
+    assert '??? tip "Hint 1"' in markdown and '??? tip "Hint 3"' in markdown
+    assert '!!! warning "Watch out' in markdown
+
+
+def test_abbreviations_are_one_line_each_and_safe():
+    lines = (ROOT / "docs" / "includes" / "abbreviations.md").read_text().splitlines()
+    keys = []
+    for line in lines:
+        match = re.fullmatch(r"\*\[([^\]]+)\]: (.+)", line)
+        assert match, line
+        keys.append(match.group(1))
+        definition = match.group(2)
+        assert "$" not in definition and "\\" not in definition  # no TeX in a tooltip
+        assert definition.count(". ") == 0  # one sentence
+    assert len(keys) == len(set(keys))
