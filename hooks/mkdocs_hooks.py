@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # MkDocs loads this file by path, not as part of a package
     sys.path.insert(0, str(ROOT))
 
-from hooks import blocks, cite, export, graph, katex, notebooks, registry, svg  # noqa: E402
+from hooks import a11y, blocks, cite, export, graph, katex, notebooks, registry, svg  # noqa: E402
 from proofs import runner  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.posenc")
@@ -242,7 +242,7 @@ def on_post_page(output, page, config, **_):
             name = page.file.src_uri.rsplit("/", 1)[-1].removesuffix(".py") + ".ipynb"
             output = notebooks.add_download_link(notebooks.clean(output), name)
             output = katex.render_notebook_math(output, build.renderer)
-        return katex.render_math_in_html(output, build.renderer)
+        return a11y.repair(katex.render_math_in_html(output, build.renderer))
     except katex.KatexError as exc:
         raise PluginError(f"{page.file.src_uri}: {exc}") from exc
 

@@ -22,11 +22,16 @@ sys.path.insert(0, str(ROOT))
 
 from tools.serve import start  # noqa: E402
 
-PAGES = {
+PAGES_ALL = {
     "home": "",
     "proposition": "propositions/p08-shift-is-rotation/",
     "exercise": "exercises/e1-sinusoidal-table/",
     "notebook": "notebooks/clocks-and-signatures/",
+}
+PAGES = {
+    name: path
+    for name, path in PAGES_ALL.items()
+    if name in os.environ.get("POSENC_LIGHTHOUSE_PAGES", ",".join(PAGES_ALL)).split(",")
 }
 TARGETS = {"performance": 95, "accessibility": 100, "best-practices": 100, "seo": 100}
 CHROME_FLAGS = (
@@ -71,6 +76,12 @@ def score(url: str) -> tuple[dict[str, int], list[str]]:
             audit = report["audits"][ref["id"]]
             if ref["weight"] and audit["score"] is not None and audit["score"] < 1:
                 failing.append(f"{key}: {audit['title']} ({audit['score']:.2f})")
+                for item in (audit.get("details") or {}).get("items", [])[:4]:
+                    element = item.get("node") or {}
+                    if element.get("snippet"):
+                        failing.append(
+                            f"    {element['snippet'][:110]}  {element.get('explanation', '')[:160]!r}"
+                        )
     return scores, failing
 
 
