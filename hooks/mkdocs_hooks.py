@@ -24,7 +24,18 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # MkDocs loads this file by path, not as part of a package
     sys.path.insert(0, str(ROOT))
 
-from hooks import a11y, blocks, cite, export, graph, katex, notebooks, registry, svg  # noqa: E402
+from hooks import (  # noqa: E402
+    a11y,
+    blocks,
+    cite,
+    cli_reference,
+    export,
+    graph,
+    katex,
+    notebooks,
+    registry,
+    svg,
+)
 from proofs import runner  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.posenc")
@@ -211,10 +222,18 @@ def common_blocks(build: Build, base: str, src: str, url_base: str) -> dict[str,
         "bibliography": blocks.bibliography(build.sources, cited_by),
         "graph": graph.svg(build.registry, statuses, url_base),
         "all": _printable(build, base) if src == PRINT_PAGE else "",
+        "cli": _cli_help() if src == CLI_PAGE else "",
     }
 
 
 PRINT_PAGE = "propositions/all.md"
+CLI_PAGE = "reference/cli.md"
+
+
+def _cli_help() -> str:
+    from posenc import cli
+
+    return cli_reference.markdown(cli._parser())
 
 
 def on_page_markdown(markdown, page, config, files, **_):

@@ -1,14 +1,31 @@
 """posenc: positional encodings in transformers, computed exactly and checked.
 
 The sinusoidal code of Vaswani et al. (2017, section 3.5), its frequencies,
-wavelengths and shift matrices, and the small NumPy attention pieces that the
-figures and numeric checks of the posenc corpus use.
+wavelengths and shift matrices; rotary embeddings (Su et al. 2021); the
+similarity and distance profiles of the code; each major library's convention
+(``posenc.conventions``) and floating-point formats (``posenc.precision``); and
+the small NumPy attention pieces that the figures and numeric checks of the
+posenc corpus use. The figures live in ``posenc.figures`` (imported on demand:
+it needs matplotlib).
 """
 
 from importlib.metadata import PackageNotFoundError, version
 
-from posenc.attention import attention, causal_mask, multi_head_attention, softmax
+from posenc import conventions, precision
+from posenc.attention import (
+    EncoderLayerParams,
+    attention,
+    causal_mask,
+    encoder_layer,
+    feed_forward,
+    layer_norm,
+    multi_head_attention,
+    softmax,
+)
 from posenc.encoding import frequencies, shift_matrix, sinusoidal, wavelengths
+from posenc.precision import exact_integer_limit, to_bfloat16
+from posenc.rotary import pairing_permutation, rotary, rotary_angles, rotary_matrix
+from posenc.similarity import distance_profile, dot_profile, first_rise
 
 try:
     __version__ = version("posenc")
@@ -16,12 +33,27 @@ except PackageNotFoundError:  # running from a source tree that was never instal
     __version__ = "0+unknown"
 
 __all__ = [
+    "EncoderLayerParams",
     "attention",
     "causal_mask",
+    "conventions",
+    "distance_profile",
+    "dot_profile",
+    "encoder_layer",
+    "exact_integer_limit",
+    "feed_forward",
+    "first_rise",
     "frequencies",
+    "layer_norm",
     "multi_head_attention",
+    "pairing_permutation",
+    "precision",
+    "rotary",
+    "rotary_angles",
+    "rotary_matrix",
     "shift_matrix",
     "sinusoidal",
     "softmax",
+    "to_bfloat16",
     "wavelengths",
 ]

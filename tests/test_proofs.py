@@ -24,8 +24,8 @@ def results():
     return {r.number: r for r in runner.run(cache_dir=None)}
 
 
-def test_the_founding_propositions_have_proofs():
-    assert {runner.number_of(p) for p in PROOFS} >= {1, 5, 8}
+def test_every_proof_has_a_broken_copy_that_fails():
+    assert {p.name for p in PROOFS} == set(BREAKS), "add a BREAKS entry for each new proof"
 
 
 @pytest.mark.parametrize("path", PROOFS, ids=lambda p: p.stem)
@@ -77,6 +77,36 @@ BREAKS = {
     "p01_attention_is_permutation_equivariant.py": (
         'yield f"n = {n}, perm = {perm}", moved - permute_rows(out, perm)',
         'yield f"n = {n}, perm = {perm}", moved - out',
+    ),
+    # Proposition 6: the top rung put at 2*pi*base (the paper's prose)
+    "p06_ladder_ends_one_rung_short.py": (
+        "top = 2 * sp.pi * b ** ((d - 2) / d)  # the claimed last rung",
+        "top = 2 * sp.pi * b ** (d / d)  # the claimed last rung",
+    ),
+    # Proposition 7: the squared distance of one pair missing its factor 2
+    "p07_every_position_has_its_own_signature.py": (
+        "gap.dot(gap) - (2 - 2 * sp.cos(w * (p - q)))",
+        "gap.dot(gap) - (2 - sp.cos(w * (p - q)))",
+    ),
+    # Proposition 9: similarity made to depend on the sum of positions
+    "p09_similarity_depends_on_offset.py": (
+        "pair(p).dot(pair(q)) - sp.cos(w * (q - p))",
+        "pair(p).dot(pair(q)) - sp.cos(w * (q + p))",
+    ),
+    # Proposition 12: the offset taken the wrong way round
+    "p12_rotary_puts_offset_in_score.py": (
+        "return (q.T * rotation(n - m, width, pairing) * k)[0, 0]",
+        "return (q.T * rotation(m - n, width, pairing) * k)[0, 0]",
+    ),
+    # Proposition 13: the concatenated layout's cosines put on even columns
+    "p13_library_conventions.py": (
+        "    return 2 * column if column < sines else 2 * (column - sines) + 1",
+        "    return 2 * column if column < sines else 2 * (column - sines)",
+    ),
+    # Proposition 14: float16 claimed exact up to 4096
+    "p14_floating_point.py": (
+        'FORMATS = (("bfloat16", 8, 256), ("float16", 11, 2048), ("float32", 24, 2**24))',
+        'FORMATS = (("bfloat16", 8, 256), ("float16", 11, 4096), ("float32", 24, 2**24))',
     ),
 }
 

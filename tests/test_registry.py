@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 
 #: Every number ever given out. A number may be added here, never removed.
-ISSUED = {1, 5, 8}
+ISSUED = set(range(1, 15))
 
 
 @pytest.fixture(scope="module")

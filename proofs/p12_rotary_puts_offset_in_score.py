@@ -1,0 +1,394 @@
+"""Proposition 12 (rotary embeddings put the offset into the score).
+
+Rotary embeddings turn pair i of a query at position m by the angle m w_i and
+pair i of a key at position n by n w_i, with R(t) = [[cos t, -sin t], [sin t,
+cos t]] and w_i = base^(-2i/d). Then <R(m w) q, R(n w) k> = <q, R((n - m) w) k>
+on every pair, and so for the whole vector: the score depends on the positions
+only through the offset n - m. The rotation is orthogonal, so |R q| = |q|:
+nothing is added to the token. The interleaved pairing (2i, 2i+1) and the
+split-half pairing (i, i + d/2) differ by a fixed permutation Pi, with
+(Pi x)_(2i) = x_i and (Pi x)_(2i+1) = x_(i+d/2): R_half = Pi^T R_interleaved Pi.
+The same q and k give different scores under the two pairings; with q and k
+permuted by Pi^T they give the same scores.
+
+Uses: 8.
+"""
+
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from posenc.rotary import pairing_permutation, rotary, rotary_matrix
+from proofs.kit import Misreading, Recorder, Witness, substitute
+
+NUMBER = 12
+TITLE = "Rotary embeddings put the offset into the score"
+USES = (8,)
+
+# Symbols, declared once. Positions and angles are real numbers (integers are
+# the case that matters, but nothing below needs integrality); a pair turns at
+# speed w > 0; the base is positive.
+m, n, s, a, t = sp.symbols("m n s a t", real=True)
+w = sp.Symbol("w", positive=True)
+base = sp.Symbol("base", positive=True)
+WIDTHS = (2, 4, 6, 8)
+
+
+def turn(angle: sp.Expr) -> sp.Matrix:
+    """The anticlockwise rotation of one pair (a, b) by ``angle``."""
+    return sp.Matrix([[sp.cos(angle), -sp.sin(angle)], [sp.sin(angle), sp.cos(angle)]])
+
+
+def vector(name: str, width: int) -> sp.Matrix:
+    """A column of ``width`` real symbols, name_0 .. name_(width-1)."""
+    return sp.Matrix(sp.symbols(f"{name}_0:{width}", real=True))
+
+
+def speeds(width: int) -> list[sp.Expr]:
+    """w_i = base^(-2i/d), the speeds of the sinusoidal code (Proposition 5)."""
+    return [base ** (-2 * sp.Integer(i) / width) for i in range(width // 2)]
+
+
+def rotation(p: sp.Expr, width: int, pairing: str = "interleaved") -> sp.Matrix:
+    """The rotary matrix at position p: pair i turned by p w_i.
+
+    Interleaved: pair i is coordinates (2i, 2i+1). Split halves: (i, i + d/2).
+    """
+    half = width // 2
+    matrix = sp.zeros(width, width)
+    for i, speed in enumerate(speeds(width)):
+        one, two = (2 * i, 2 * i + 1) if pairing == "interleaved" else (i, i + half)
+        block = turn(p * speed)
+        for r, row in enumerate((one, two)):
+            for c, col in enumerate((one, two)):
+                matrix[row, col] = block[r, c]
+    return matrix
+
+
+def shuffle(width: int) -> sp.Matrix:
+    """Pi: (Pi x)_(2i) = x_i and (Pi x)_(2i+1) = x_(i + d/2), split halves to interleaved."""
+    half = width // 2
+    matrix = sp.zeros(width, width)
+    for i in range(half):
+        matrix[2 * i, i] = 1
+        matrix[2 * i + 1, i + half] = 1
+    return matrix
+
+
+def score(q: sp.Matrix, k: sp.Matrix, width: int, pairing: str = "interleaved") -> sp.Expr:
+    """<R(m) q, R(n) k>: the query at position m, the key at position n."""
+    return ((rotation(m, width, pairing) * q).T * (rotation(n, width, pairing) * k))[0, 0]
+
+
+def relative(q: sp.Matrix, k: sp.Matrix, width: int, pairing: str = "interleaved") -> sp.Expr:
+    """<q, R(n - m) k>: the claimed form, with the positions only through n - m."""
+    return (q.T * rotation(n - m, width, pairing) * k)[0, 0]
+
+
+def offset_form(q: sp.Matrix, k: sp.Matrix, width: int, pairing: str) -> sp.Expr:
+    """score - relative, written with exponentials: cos t = (e^(it) + e^(-it)) / 2.
+
+    Angle addition is then the rule e^(i(a + b)) = e^(ia) e^(ib), which ``expand``
+    applies at once; the same difference in sines and cosines needs ``simplify`` on
+    2d free symbols, which also reaches 0 but takes some twenty seconds at d = 8.
+    The rewriting is exact: it changes how the difference is written, not its value.
+    """
+    return (score(q, k, width, pairing) - relative(q, k, width, pairing)).rewrite(sp.exp)
+
+
+def checks(rec: Recorder) -> None:
+    q, k = vector("q", 2), vector("k", 2)
+
+    # Step 1. One pair. The transpose of a turn by a is the turn back by a, so
+    # a query turned by a and a key turned by t meet at the relative angle t - a:
+    # R(a)^T R(t) = R(t - a). With a = m w and t = n w this is the score of one pair.
+    rec.identity(
+        "R(a)^T R(t) = R(t - a)",
+        turn(a).T * turn(t) - turn(t - a),
+        scope="all real angles a, t",
+    )
+    rec.identity(
+        "<R(m w) q, R(n w) k> = <q, R((n - m) w) k> for one pair",
+        ((turn(m * w) * q).T * (turn(n * w) * k))[0, 0] - (q.T * turn((n - m) * w) * k)[0, 0],
+        scope="all real m, n, q = (q_0, q_1), k = (k_0, k_1) and every speed w > 0",
+    )
+
+    # Step 2. Nothing is added: a turn is orthogonal, so it keeps lengths. The
+    # rotated query has the same norm as the query, whatever the position.
+    rec.identity(
+        "R(t)^T R(t) = I, so |R(m w) q| = |q|",
+        turn(t).T * turn(t) - sp.eye(2),
+        scope="all real angles t",
+    )
+    rec.identity(
+        "|R(m w) q|^2 = |q|^2 for one pair",
+        ((turn(m * w) * q).T * (turn(m * w) * q))[0, 0] - (q.T * q)[0, 0],
+        scope="all real m, q and every speed w > 0",
+    )
+
+    # Step 3. The whole vector. The rotary matrix is block-diagonal with one turn
+    # per pair, at the speeds w_i = base^(-2i/d) of the sinusoidal code; the score
+    # is the sum of the pairs' scores. The right-hand side contains m and n only
+    # through n - m, so the score depends on the offset alone.
+    rec.instances(
+        "<R(m) q, R(n) k> = <q, R(n - m) k>, interleaved pairing",
+        (
+            (f"d = {d}", offset_form(vector("q", d), vector("k", d), d, "interleaved"))
+            for d in WIDTHS
+        ),
+        scope="d = 2, 4, 6, 8; symbolic q, k (d entries each), m, n and base",
+    )
+    rec.instances(
+        "|R(m) q| = |q| for the whole vector",
+        ((f"d = {d}", rotation(m, d).T * rotation(m, d) - sp.eye(d)) for d in WIDTHS),
+        scope="d = 2, 4, 6, 8; symbolic m and base (R^T R = I entry by entry)",
+    )
+
+    # Step 4. The two pairings. Relabelling the coordinates by Pi (split halves to
+    # interleaved) carries one rotary matrix to the other: R_half = Pi^T R_int Pi,
+    # hence rotary_half(x) = Pi^T rotary_interleaved(Pi x). The split-half scores
+    # therefore depend on the offset alone as well.
+    rec.instances(
+        "R_half(m) = Pi^T R_interleaved(m) Pi",
+        (
+            (f"d = {d}", rotation(m, d, "half") - shuffle(d).T * rotation(m, d) * shuffle(d))
+            for d in WIDTHS
+        ),
+        scope="d = 2, 4, 6, 8; symbolic m and base",
+    )
+    rec.instances(
+        "<R_half(m) q, R_half(n) k> = <q, R_half(n - m) k>",
+        ((f"d = {d}", offset_form(vector("q", d), vector("k", d), d, "half")) for d in WIDTHS),
+        scope="d = 2, 4, 6, 8; symbolic q, k, m, n and base",
+    )
+
+    # Step 5. Moving weights between the pairings. A model trained with the
+    # interleaved pairing produces q and k; permuted by Pi^T they give, under the
+    # split-half pairing, exactly the interleaved scores (Pi is orthogonal).
+    rec.instances(
+        "score_half(Pi^T q, Pi^T k) = score_interleaved(q, k)",
+        (
+            (
+                f"d = {d}",
+                score(shuffle(d).T * vector("q", d), shuffle(d).T * vector("k", d), d, "half")
+                - score(vector("q", d), vector("k", d), d),
+            )
+            for d in WIDTHS
+        ),
+        scope="d = 2, 4, 6, 8; symbolic q, k, m, n and base",
+    )
+
+    # Step 6. Numeric spot check of step 3 at width 8: the symbolic score, and
+    # the same score with both positions moved by s, at sampled points.
+    width = 8
+    qs, ks = vector("q", width), vector("k", width)
+    both = sp.lambdify(
+        (m, n, s, base, *qs, *ks),
+        (
+            score(qs, ks, width) - relative(qs, ks, width),
+            score(qs, ks, width).subs({m: m + s, n: n + s}, simultaneous=True)
+            - score(qs, ks, width),
+        ),
+        "numpy",
+    )
+    rng = np.random.default_rng(12)
+    worst = 0.0
+    for _ in range(50):
+        where = rng.uniform([-500, -500, -500, 2], [500, 500, 500, 20000])
+        entries = rng.normal(size=2 * width)
+        worst = max(worst, *(abs(float(v)) for v in both(*where, *entries)))
+    rec.numeric(
+        "step 3 and its shift form <R(m+s) q, R(n+s) k> = <R(m) q, R(n) k> at sampled points",
+        worst,
+        tol=1e-9,
+        scope="50 random (m, n, s) in [-500, 500]^3, base in [2, 20000], normal q, k; d = 8",
+    )
+
+    # Step 7. The library computes what is proven. posenc.rotary_matrix against
+    # the symbolic R at 30 digits; posenc.pairing_permutation against Pi.
+    worst = 0.0
+    for d, p, pairing in (
+        (2, 1, "interleaved"),
+        (8, 3, "half"),
+        (8, -7, "interleaved"),
+        (16, 1000, "half"),
+    ):
+        exact = np.array(rotation(p, d, pairing).subs(base, 10000).evalf(30), dtype=float)
+        got = rotary_matrix(p, d, pairing=pairing)
+        worst = max(worst, float(np.abs(got - exact).max()))
+    rec.numeric(
+        "posenc.rotary_matrix equals the symbolic R(m), both pairings",
+        worst,
+        tol=2e-16,
+        scope="(d, m, pairing) in {(2, 1, interleaved), (8, 3, half), (8, -7, interleaved), "
+        "(16, 1000, half)}, base 10000",
+    )
+    mismatched = 0
+    for d in (*WIDTHS, 64, 4096):
+        perm = pairing_permutation(d)
+        wanted = [j // 2 if j % 2 == 0 else j // 2 + d // 2 for j in range(d)]  # Pi's map
+        mismatched += sum(int(x != y) for x, y in zip(perm.tolist(), wanted, strict=True))
+    rec.exact(
+        "posenc.pairing_permutation(d)[2i] = i and [2i+1] = i + d/2 (the map of Pi)",
+        mismatched,
+        0,
+        scope="d = 2, 4, 6, 8, 64, 4096; count of wrong indices",
+    )
+
+    # Step 8. posenc.rotary against mpmath at 50 digits, including positions far
+    # beyond any context length, and the Toeplitz structure of its scores
+    # against the closed form of <q, R(n - m) k>:
+    # sum_i (q_a k_a + q_b k_b) cos((n - m) w_i) + (q_b k_a - q_a k_b) sin((n - m) w_i).
+    d = 16
+    x = rng.normal(size=(6, d))  # (6, d)
+    where = [0, 1, 37, 4095, 10**9 + 7, 2**52 + 1]
+    worst = 0.0
+    with mpmath.workdps(50):
+        for pairing in ("interleaved", "half"):
+            got = rotary(x, where, pairing=pairing)  # (6, d)
+            for row, p in enumerate(where):
+                for i in range(d // 2):
+                    one, two = (2 * i, 2 * i + 1) if pairing == "interleaved" else (i, i + d // 2)
+                    angle = p * mpmath.power(10000, mpmath.mpf(-2 * i) / d)
+                    xa, xb = mpmath.mpf(x[row, one]), mpmath.mpf(x[row, two])
+                    ya = xa * mpmath.cos(angle) - xb * mpmath.sin(angle)
+                    yb = xa * mpmath.sin(angle) + xb * mpmath.cos(angle)
+                    size = mpmath.sqrt(xa**2 + xb**2)
+                    worst = max(
+                        worst,
+                        float(abs(got[row, one] - ya) / size),
+                        float(abs(got[row, two] - yb) / size),
+                    )
+    rec.numeric(
+        "posenc.rotary equals the exact rotation, relative to each pair's length",
+        worst,
+        tol=4e-16,
+        scope="d = 16, positions {0, 1, 37, 4095, 1e9 + 7, 2^52 + 1}, both pairings; "
+        "mpmath at 50 digits",
+    )
+
+    d, length = 32, 48
+    qv, kv = rng.normal(size=(2, d))  # (d,) each
+    queries = rotary(np.tile(qv, (length, 1)), np.arange(length))  # (L, d)
+    keys = rotary(np.tile(kv, (length, 1)), np.arange(length))  # (L, d)
+    scores = queries @ keys.T  # (L, L): row m, column n
+    worst = 0.0
+    with mpmath.workdps(50):
+        qm, km = [mpmath.mpf(float(v)) for v in qv], [mpmath.mpf(float(v)) for v in kv]
+        speeds_mp = [mpmath.power(10000, mpmath.mpf(-2 * i) / d) for i in range(d // 2)]
+        for offset in range(-length + 1, length):
+            closed = mpmath.fsum(
+                (qm[2 * i] * km[2 * i] + qm[2 * i + 1] * km[2 * i + 1]) * mpmath.cos(offset * w_i)
+                + (qm[2 * i + 1] * km[2 * i] - qm[2 * i] * km[2 * i + 1])
+                * mpmath.sin(offset * w_i)
+                for i, w_i in enumerate(speeds_mp)
+            )
+            diagonal = np.diagonal(scores, offset)  # (L - |offset|,): entries with n - m = offset
+            worst = max(worst, float(np.abs(diagonal - float(closed)).max()))
+    rec.numeric(
+        "posenc.rotary scores are constant along each diagonal n - m, equal to <q, R(n - m) k>",
+        worst,
+        tol=1e-13,
+        scope="d = 32, m, n = 0..47, one random q and k, interleaved; closed form in mpmath",
+    )
+
+    # Step 9. The pairings in the library: half = Pi^T interleaved(Pi x), bit for
+    # bit (the same cosines, sines and operations, only relabelled).
+    x = rng.normal(size=(3, 40, 64))  # (3, L, d)
+    perm = pairing_permutation(64)  # (d,): Pi x = x[..., perm]
+    inverse = np.argsort(perm)  # Pi^T y = y[..., inverse]
+    half = rotary(x, np.arange(40) * 97, pairing="half")  # (3, L, d)
+    relabelled = rotary(x[..., perm], np.arange(40) * 97)[..., inverse]  # (3, L, d)
+    rec.exact(
+        "posenc: rotary(x, pairing='half') = Pi^T rotary(Pi x, pairing='interleaved')",
+        int(np.count_nonzero(half != relabelled)),
+        0,
+        scope="d = 64, 3 x 40 random rows, positions 0, 97, ..., 3783; "
+        "count of unequal float64 entries",
+    )
+
+
+# -- misreadings -------------------------------------------------------------------
+
+_E = sp.eye(4)
+
+
+def _pairings_interchangeable(wit: Witness) -> None:
+    # Same q, k and positions, two pairings. At d = 4, q = e_0 and k = e_1 share
+    # pair 0 in the interleaved layout but sit in different pairs in the
+    # split-half layout.
+    q, k = _E[:, 0], _E[:, 1]
+    point = {m: 0, n: 1, base: 10000}
+    wit.differs(
+        substitute(score(q, k, 4, "interleaved"), point),
+        substitute(score(q, k, 4, "half"), point),
+        at="d = 4, base = 10000, q = e_0, k = e_1, m = 0, n = 1",
+    )
+
+
+def _adds_a_vector(wit: Witness) -> None:
+    # If rotary added a position vector p_m, then R(m w) q - q = p_m would be the
+    # same for every q. It is not: it is (R(m w) - I) q, which follows q.
+    q1, q2 = sp.Matrix([1, 0]), sp.Matrix([0, 1])
+    wit.differs(
+        substitute(turn(m * w) * q1 - q1, {m: 1, w: 1}),
+        substitute(turn(m * w) * q2 - q2, {m: 1, w: 1}),
+        at="one pair, w = 1, m = 1, q1 = (1, 0), q2 = (0, 1)",
+    )
+
+
+def _offset_the_other_way(wit: Witness) -> None:
+    # The sign slip: <R(m w) q, R(n w) k> = <q, R((m - n) w) k>. Unlike the dot
+    # product of two sinusoidal codes, the rotary score is not even in the offset.
+    q, k = sp.Matrix([1, 0]), sp.Matrix([0, 1])
+    point = {m: 0, n: 1, w: 1}
+    wit.differs(
+        substitute(((turn(m * w) * q).T * (turn(n * w) * k))[0, 0], point),
+        substitute((q.T * turn((m - n) * w) * k)[0, 0], point),
+        at="one pair, w = 1, q = (1, 0), k = (0, 1), m = 0, n = 1",
+    )
+
+
+def _permutation_backwards(wit: Witness) -> None:
+    # The permutation applied the wrong way round: R_half = Pi R_int Pi^T. At
+    # d = 2 and d = 4 Pi is its own inverse, so both directions agree there;
+    # at d = 6 they do not.
+    x = sp.eye(6)[:, 1]  # e_1: in the split-half layout, paired with coordinate 4
+    wrong = shuffle(6) * rotation(m, 6) * shuffle(6).T
+    point = {m: 1, base: 10000}
+    wit.differs(
+        substitute(rotation(m, 6, "half") * x, point),
+        substitute(wrong * x, point),
+        at="d = 6, base = 10000, m = 1, x = e_1",
+    )
+
+
+MISREADINGS = [
+    Misreading(
+        "The interleaved and split-half pairings are interchangeable without touching the weights",
+        _pairings_interchangeable,
+        why="They pair different coordinates, so the same q and k get different scores; "
+        "the weights must be permuted by Pi to carry one model to the other.",
+    ),
+    Misreading(
+        "Rotary embeddings add a position vector to the token",
+        _adds_a_vector,
+        why="R(m w) q - q = (R(m w) - I) q changes with q: "
+        "a rotation is not a shift by a fixed vector.",
+    ),
+    Misreading(
+        "<R(m w) q, R(n w) k> = <q, R((m - n) w) k>",
+        _offset_the_other_way,
+        why="R(m w)^T = R(-m w), so the key's turn n w minus the query's turn m w remains: "
+        "the relative turn is (n - m) w.",
+    ),
+    Misreading(
+        "R_half = Pi R_interleaved Pi^T (the permutation the other way round)",
+        _permutation_backwards,
+        why="Pi maps split-half coordinates to interleaved ones, so it acts first: "
+        "R_half = Pi^T R_interleaved Pi. The two orders agree only where Pi is its own "
+        "inverse (d <= 4).",
+    ),
+]
