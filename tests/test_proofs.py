@@ -93,6 +93,16 @@ BREAKS = {
         "pair(p).dot(pair(q)) - sp.cos(w * (q - p))",
         "pair(p).dot(pair(q)) - sp.cos(w * (q + p))",
     ),
+    # Proposition 10: the ladder shifted one rung
+    "p10_defined_everywhere_seen_partly.py": (
+        "power = BASE ** (2 * index)  # b^(2i), an integer",
+        "power = BASE ** (2 * index + 2)  # b^(2i), an integer",
+    ),
+    # Proposition 11: the cross terms dropped (the "separable" misreading)
+    "p11_adding_mixes_content_and_position.py": (
+        "lhs - (bilinear(x_, y_) + bilinear(x_, q_) + bilinear(p_, y_) + bilinear(p_, q_)),",
+        "lhs - (bilinear(x_, y_) + bilinear(p_, q_)),",
+    ),
     # Proposition 12: the offset taken the wrong way round
     "p12_rotary_puts_offset_in_score.py": (
         "return (q.T * rotation(n - m, width, pairing) * k)[0, 0]",

@@ -21,6 +21,26 @@ sinusoidal code); Okabe and Ito 2008, *Color Universal Design* (the palette).
 from __future__ import annotations
 
 from .clocks import fig_clock_bank, fig_shift_rotation
+from .conventions import fig_floating_point, fig_library_conventions
+from .extrapolation import fig_seen_arcs
+from .ladder import fig_ladder_rung_short, fig_position_signature, fig_similarity_offset
+from .mixing import fig_score_terms
 from .order import fig_permutation_equivariance
+from .rotary import fig_rotary_score
 
-__all__ = ["fig_clock_bank", "fig_permutation_equivariance", "fig_shift_rotation"]
+#: One module per idea; each lists its figures in its own ``__all__``.
+MODULES = ("clocks", "conventions", "extrapolation", "ladder", "mixing", "order", "rotary")
+
+__all__ = [
+    "fig_clock_bank",
+    "fig_floating_point",
+    "fig_ladder_rung_short",
+    "fig_library_conventions",
+    "fig_permutation_equivariance",
+    "fig_position_signature",
+    "fig_rotary_score",
+    "fig_score_terms",
+    "fig_seen_arcs",
+    "fig_shift_rotation",
+    "fig_similarity_offset",
+]

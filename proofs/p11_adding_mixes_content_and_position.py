@@ -1,0 +1,290 @@
+"""Proposition 11 (adding mixes content and position).
+
+Let x, y be content vectors, p, q position vectors of the same width, and A any
+square matrix (in attention, A = Wq Wk^T / sqrt(d_k), so the score of a query
+token x at position p against a key token y at position q is (x+p)^T A (y+q)).
+Then
+
+    (x+p)^T A (y+q) = x^T A y + x^T A q + p^T A y + p^T A q,
+
+and the coefficient of x_a q_b in the score is A_ab: the two cross terms vanish
+for all inputs only when A = 0. If instead content and position are stacked,
+[x; p] and [y; q], and A = diag(A_c, A_p) is block-diagonal, the score is
+exactly x^T A_c y + p^T A_p q, with no cross terms. A general A with blocks
+[[A_cc, A_cp], [A_pc, A_pp]] brings them back: x^T A_cp q + p^T A_pc y.
+
+Uses: 1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+import posenc
+from proofs.kit import Misreading, Recorder, Witness
+
+NUMBER = 11
+TITLE = "Adding mixes content and position"
+USES = (1,)
+
+# Symbols, declared once. The general identity is written with indexed
+# entries summed over a symbolic width n, so it holds for every width.
+n = sp.Symbol("n", integer=True, positive=True)
+a, c = sp.symbols("a c", integer=True)
+x_, y_, p_, q_ = (sp.IndexedBase(name, real=True) for name in "xypq")
+A_ = sp.IndexedBase("A", real=True)
+
+# Block sizes for the concatenated case: m content features, k position
+# features, and r, s query/key columns reading each.
+m, k, r, s = sp.symbols("m k r s", integer=True, positive=True)
+
+
+def bilinear(u: sp.IndexedBase, v: sp.IndexedBase) -> sp.Expr:
+    """u^T A v = sum_a sum_c u_a A_ac v_c, for a symbolic width n."""
+    return sp.Sum(u[a] * A_[a, c] * v[c], (a, 1, n), (c, 1, n))
+
+
+def vector(name: str, size: int) -> sp.Matrix:
+    """A column of ``size`` real symbols name_0, name_1, ..."""
+    return sp.Matrix(size, 1, lambda row, _: sp.Symbol(f"{name}_{row}", real=True))
+
+
+def matrix(name: str, rows: int, cols: int) -> sp.Matrix:
+    """A rows x cols matrix of real symbols name_rc."""
+    return sp.Matrix(rows, cols, lambda i, j: sp.Symbol(f"{name}_{i}{j}", real=True))
+
+
+def score(u: sp.Matrix, weights: sp.Matrix, v: sp.Matrix) -> sp.Expr:
+    """The scalar u^T A v."""
+    return (u.T * weights * v)[0, 0]
+
+
+def scalar(expr: sp.MatrixExpr) -> sp.Matrix:
+    """A 1 x 1 matrix expression of symbolic sizes, expanded by matrix distributivity.
+
+    SymPy's ``expand`` multiplies out sums of matrix products (it never
+    commutes factors). What it leaves, written out entry by entry, is what the
+    checking kit must reduce to zero; anything left over fails the check.
+    """
+    return sp.Matrix(sp.expand(expr))
+
+
+def additive_cases():
+    """(label, score - four terms) with fully symbolic x, y, p, q and A, widths 1..4."""
+    for width in range(1, 5):
+        x, y, p, q = (vector(name, width) for name in "xypq")
+        A = matrix("A", width, width)
+        four = score(x, A, y) + score(x, A, q) + score(p, A, y) + score(p, A, q)
+        yield f"n = {width}", score(x + p, A, y + q) - four
+
+
+def cross_coefficient_cases():
+    """(label, d^2 score / dx_a dq_b - A) for widths 1..4: the cross coefficients are A."""
+    for width in range(1, 5):
+        x, y, p, q = (vector(name, width) for name in "xypq")
+        A = matrix("A", width, width)
+        total = score(x + p, A, y + q)
+        mixed = sp.Matrix(
+            [[sp.diff(total, x[i], q[j]) for j in range(width)] for i in range(width)]
+        )
+        yield f"n = {width}", mixed - A
+
+
+def block_cases():
+    """(label, [x;p]^T A [y;q] - four block terms), explicit block sizes 1..3."""
+    for mc in range(1, 4):
+        for kp in range(1, 4):
+            x, y = vector("x", mc), vector("y", mc)
+            p, q = vector("p", kp), vector("q", kp)
+            cc, cp = matrix("C", mc, mc), matrix("E", mc, kp)
+            pc, pp = matrix("F", kp, mc), matrix("P", kp, kp)
+            A = sp.Matrix(sp.BlockMatrix([[cc, cp], [pc, pp]]))
+            four = score(x, cc, y) + score(x, cp, q) + score(p, pc, y) + score(p, pp, q)
+            yield (
+                f"m = {mc}, k = {kp}",
+                score(x.col_join(p), A, y.col_join(q)) - four,
+            )
+
+
+def checks(rec: Recorder) -> None:
+    # Step 1. The expansion, for every width: (x+p)^T A (y+q) is the double sum
+    # of (x_a + p_a) A_ac (y_c + q_c); multiplying out each term and splitting
+    # the sum gives the four bilinear forms. Nothing is assumed about A.
+    lhs = sp.Sum((x_[a] + p_[a]) * A_[a, c] * (y_[c] + q_[c]), (a, 1, n), (c, 1, n))
+    rec.identity(
+        "(x+p)^T A (y+q) = x^T A y + x^T A q + p^T A y + p^T A q",
+        lhs - (bilinear(x_, y_) + bilinear(x_, q_) + bilinear(p_, y_) + bilinear(p_, q_)),
+        scope="every width n >= 1, real entries, any n x n matrix A (indexed double sums)",
+    )
+
+    # Step 2. The same with explicit matrices, every entry a free symbol.
+    rec.instances(
+        "(x+p)^T A (y+q) = the four terms, as matrices",
+        additive_cases(),
+        scope="widths n = 1..4, every entry of x, y, p, q and A a real symbol",
+    )
+
+    # Step 3. The cross terms are A itself: the coefficient of x_a q_b in the
+    # score is A_ab. So "x^T A q + p^T A y = 0 for all inputs" forces A = 0,
+    # and then the whole score is 0. Adding never keeps the parts apart.
+    rec.instances(
+        "d^2 score / (dx_a dq_b) = A_ab",
+        cross_coefficient_cases(),
+        scope="widths n = 1..4, symbolic x, y, p, q and A",
+    )
+
+    # Step 4. Concatenation with a block-diagonal A: the block product is
+    # x^T A_c y + p^T A_p q, for any block sizes m and k.
+    x, y = sp.MatrixSymbol("x", m, 1), sp.MatrixSymbol("y", m, 1)
+    p, q = sp.MatrixSymbol("p", k, 1), sp.MatrixSymbol("q", k, 1)
+    a_c, a_p = sp.MatrixSymbol("A_c", m, m), sp.MatrixSymbol("A_p", k, k)
+    stacked_x, stacked_y = sp.BlockMatrix([[x], [p]]), sp.BlockMatrix([[y], [q]])
+    separate = sp.block_collapse(stacked_x.T * sp.BlockDiagMatrix(a_c, a_p) * stacked_y)
+    rec.identity(
+        "[x; p]^T diag(A_c, A_p) [y; q] = x^T A_c y + p^T A_p q",
+        scalar(separate - (x.T * a_c * y + p.T * a_p * q)),
+        scope="symbolic block sizes m, k >= 1 (SymPy block_collapse, matrix expand)",
+    )
+
+    # Step 5. A general A = [[A_cc, A_cp], [A_pc, A_pp]] gives four block terms;
+    # the cross terms x^T A_cp q and p^T A_pc y are there unless A_cp = 0 and
+    # A_pc = 0 (their coefficients are the entries of those blocks, as in step 3).
+    a_cp, a_pc = sp.MatrixSymbol("A_cp", m, k), sp.MatrixSymbol("A_pc", k, m)
+    general = sp.block_collapse(
+        stacked_x.T * sp.BlockMatrix([[a_c, a_cp], [a_pc, a_p]]) * stacked_y
+    )
+    rec.identity(
+        "[x; p]^T A [y; q] = x^T A_cc y + x^T A_cp q + p^T A_pc y + p^T A_pp q",
+        scalar(general - (x.T * a_c * y + x.T * a_cp * q + p.T * a_pc * y + p.T * a_p * q)),
+        scope="symbolic block sizes m, k >= 1 (SymPy block_collapse, matrix expand)",
+    )
+    rec.instances(
+        "the same block expansion with explicit entries",
+        block_cases(),
+        scope="block sizes m, k = 1..3, every entry a real symbol",
+    )
+
+    # Step 6. Where a block-diagonal A comes from in attention: A = Wq Wk^T
+    # (up to the scale 1/sqrt(d_k)). Projections that keep content and
+    # position apart, Wq = diag(Q_c, Q_p) and Wk = diag(K_c, K_p), give the
+    # score x^T Q_c K_c^T y + p^T Q_p K_p^T q, with no cross terms.
+    q_c, k_c = sp.MatrixSymbol("Q_c", m, r), sp.MatrixSymbol("K_c", m, r)
+    q_p, k_p = sp.MatrixSymbol("Q_p", k, s), sp.MatrixSymbol("K_p", k, s)
+    projected = sp.block_collapse(
+        stacked_x.T * sp.BlockDiagMatrix(q_c, q_p) * sp.BlockDiagMatrix(k_c, k_p).T * stacked_y
+    )
+    rec.identity(
+        "with Wq = diag(Q_c, Q_p), Wk = diag(K_c, K_p): score = x^T Q_c K_c^T y + p^T Q_p K_p^T q",
+        scalar(projected - (x.T * q_c * k_c.T * y + p.T * q_p * k_p.T * q)),
+        scope="symbolic sizes m, k (features) and r, s (query/key columns) >= 1",
+    )
+
+    # Step 7. Numeric spot check of the identity with random numbers.
+    rng = np.random.default_rng(11)
+    worst = 0.0
+    for _ in range(50):
+        xv, yv, pv, qv = rng.normal(size=(4, 16))  # (16,) each
+        am = rng.normal(size=(16, 16))  # (16, 16)
+        four = xv @ am @ yv + xv @ am @ qv + pv @ am @ yv + pv @ am @ qv
+        worst = max(worst, abs(float((xv + pv) @ am @ (yv + qv) - four)))
+    rec.numeric(
+        "the four-term expansion at random points",
+        worst,
+        tol=1e-11,
+        scope="50 random x, y, p, q (width 16) and A (16 x 16), standard normal, float64",
+    )
+
+    # Step 8. The library: posenc.attention on X + P (P = posenc.sinusoidal)
+    # equals softmax of the four score matrices, summed; on [X | P] with
+    # block-diagonal projections it equals softmax of the two diagonal terms.
+    worst_add = worst_cat = 0.0
+    tokens, width, dk = 6, 8, 4
+    P = posenc.sinusoidal(tokens, width)  # (6, 8)
+    for _ in range(20):
+        X = rng.normal(size=(tokens, width))  # (6, 8)
+        wq, wk, wv = rng.normal(size=(3, width, dk))  # (8, 4) each
+        A = wq @ wk.T / np.sqrt(dk)  # (8, 8)
+        parts = X @ A @ X.T + X @ A @ P.T + P @ A @ X.T + P @ A @ P.T  # (6, 6)
+        want = _softmax_rows(parts) @ ((X + P) @ wv)  # (6, 4)
+        worst_add = max(worst_add, np.abs(posenc.attention(X + P, wq, wk, wv) - want).max())
+
+        qc, qp, kc, kp = rng.normal(size=(4, width, dk))  # (8, 4) each
+        wq_cat = np.block([[qc, np.zeros((width, dk))], [np.zeros((width, dk)), qp]])  # (16, 8)
+        wk_cat = np.block([[kc, np.zeros((width, dk))], [np.zeros((width, dk)), kp]])  # (16, 8)
+        wv_cat = rng.normal(size=(2 * width, dk))  # (16, 4)
+        both = np.hstack([X, P])  # (6, 16)
+        two = (X @ qc @ kc.T @ X.T + P @ qp @ kp.T @ P.T) / np.sqrt(2 * dk)  # (6, 6)
+        want = _softmax_rows(two) @ (both @ wv_cat)  # (6, 4)
+        got = posenc.attention(both, wq_cat, wk_cat, wv_cat)  # (6, 4)
+        worst_cat = max(worst_cat, np.abs(got - want).max())
+    rec.numeric(
+        "posenc.attention(X + P) uses the four-term score",
+        worst_add,
+        tol=1e-12,
+        scope="20 random X (6 x 8), Wq, Wk, Wv (8 x 4); P = posenc.sinusoidal(6, 8); float64",
+    )
+    rec.numeric(
+        "posenc.attention([X | P]) with block-diagonal Wq, Wk uses content-content"
+        " + position-position only",
+        worst_cat,
+        tol=1e-12,
+        scope="20 random X (6 x 8), blocks (8 x 4), Wv (16 x 4); P = posenc.sinusoidal(6, 8)",
+    )
+
+
+def _softmax_rows(scores: np.ndarray) -> np.ndarray:
+    """Row-wise softmax, written out here so the check does not lean on posenc.softmax."""
+    shifted = np.exp(scores - scores.max(axis=1, keepdims=True))  # (n, n)
+    return shifted / shifted.sum(axis=1, keepdims=True)
+
+
+# -- misreadings -------------------------------------------------------------------
+
+
+def _adding_is_separable(wit: Witness) -> None:
+    # "Adding keeps content and position separable: the score is x^T A y + p^T A q."
+    # Width 4, A = I (a plain dot product), p = PE(1) and q = PE(3) from the
+    # formula: the cross terms x^T q + p^T y = sin 3 + cos 1, about 0.681.
+    def pe(position: int) -> sp.Matrix:
+        angles = [position * sp.Integer(10000) ** sp.Rational(-2 * i, 4) for i in range(2)]
+        return sp.Matrix([f(t) for t in angles for f in (sp.sin, sp.cos)])
+
+    x, y = sp.Matrix([1, 0, 0, 0]), sp.Matrix([0, 1, 0, 0])
+    p, q, A = pe(1), pe(3), sp.eye(4)
+    wit.differs(
+        score(x + p, A, y + q),
+        score(x, A, y) + score(p, A, q),
+        at="d = 4, A = I, x = e_0, y = e_1, p = PE(1), q = PE(3)",
+    )
+
+
+def _concatenation_always_separates(wit: Witness) -> None:
+    # "Concatenating [x; p] keeps content and position apart, whatever A is."
+    # One content and one position feature, and one query/key column that reads
+    # both: Wq = Wk = (1, 1)^T, so A = Wq Wk^T = [[1, 1], [1, 1]] is not
+    # block-diagonal. With x = y = p = q = 1 the score is 4, content-content
+    # plus position-position is 2.
+    weights = sp.Matrix([[1], [1]])
+    A = weights * weights.T
+    one = sp.Matrix([1])
+    wit.differs(
+        score(one.col_join(one), A, one.col_join(one)),
+        score(one, A[:1, :1], one) + score(one, A[1:, 1:], one),
+        at="m = k = 1, A = [[1, 1], [1, 1]] (Wq = Wk = (1, 1)^T), x = y = p = q = 1",
+    )
+
+
+MISREADINGS = [
+    Misreading(
+        "Adding position to the embedding keeps content and position separable:"
+        " the score is x^T A y + p^T A q",
+        _adding_is_separable,
+        why="The cross terms x^T A q + p^T A y have A itself as coefficients: zero only if A = 0.",
+    ),
+    Misreading(
+        "Concatenating [x; p] keeps content and position apart for every A",
+        _concatenation_always_separates,
+        why="Only a block-diagonal A does; off-diagonal blocks bring the cross terms back.",
+    ),
+]
