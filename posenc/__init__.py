@@ -23,6 +23,7 @@ from posenc.attention import (
     softmax,
 )
 from posenc.encoding import frequencies, shift_matrix, sinusoidal, wavelengths
+from posenc.identify import identify, load_table
 from posenc.precision import exact_integer_limit, to_bfloat16
 from posenc.rotary import pairing_permutation, rotary, rotary_angles, rotary_matrix
 from posenc.similarity import distance_profile, dot_profile, first_rise
@@ -44,7 +45,9 @@ __all__ = [
     "feed_forward",
     "first_rise",
     "frequencies",
+    "identify",
     "layer_norm",
+    "load_table",
     "multi_head_attention",
     "pairing_permutation",
     "precision",

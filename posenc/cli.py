@@ -23,7 +23,7 @@ from typing import TextIO
 
 import numpy as np
 
-from posenc import _validate, encoding, exercises
+from posenc import _cli_identify, _validate, conventions, encoding, exercises
 
 __all__ = ["main"]
 
@@ -77,9 +77,25 @@ def _add_table(commands: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--length", type=int, required=True, help="number of positions (>= 0)")
     parser.add_argument("--width", type=int, required=True, help="model width (even, >= 2)")
-    parser.add_argument("--base", type=float, default=10000.0, help="frequency base (> 1)")
-    parser.add_argument("--start", type=int, default=0, help="first position (>= 0)")
-    parser.add_argument("--dtype", default="float64", choices=_validate.DTYPES)
+    parser.add_argument(
+        "--convention",
+        metavar="NAME",
+        choices=sorted(conventions.CONVENTIONS),
+        help="build the table as this library does (one of: %(choices)s); "
+        "default: the paper's formula, computed exactly",
+    )
+    parser.add_argument(
+        "--base", type=float, help="frequency base (> 1); default 10000 or the convention's"
+    )
+    parser.add_argument(
+        "--start", type=int, help="first position (>= 0); default 0 or the convention's"
+    )
+    parser.add_argument(
+        "--dtype",
+        choices=_validate.DTYPES,
+        help="output type (default float64); with --convention, the compute type where the "
+        "library has one (keras-hub)",
+    )
     parser.add_argument(
         "--format", default="text", choices=("text", "csv", "json", "npy"), dest="fmt"
     )
@@ -93,16 +109,34 @@ def _add_table(commands: argparse._SubParsersAction) -> None:
 def _run_table(args: argparse.Namespace, stdout: TextIO) -> int:
     if not 1 <= args.precision <= 17:
         raise _UsageError(f"precision must be an integer from 1 to 17, got {args.precision}")
-    table = encoding.sinusoidal(
-        args.length, args.width, base=args.base, start=args.start, dtype=args.dtype
-    )
+    if args.convention is None:
+        args.start = 0 if args.start is None else args.start
+        table = encoding.sinusoidal(
+            args.length,
+            args.width,
+            base=10000.0 if args.base is None else args.base,
+            start=args.start,
+            dtype=args.dtype or "float64",
+        )
+    else:
+        table = conventions.table(
+            args.convention,
+            args.length,
+            args.width,
+            base=args.base,
+            start=args.start,
+            dtype=args.dtype,
+        )
+        if args.start is None:
+            args.start = conventions.CONVENTIONS[args.convention].start
+    names = _column_names(table.shape[1], args.convention)
     if args.fmt == "npy":
         _write_npy(table, args.output, stdout)
         return EXIT_OK
     if args.fmt == "text":
-        text = _as_text(table, args.start, args.precision)
+        text = _as_text(table, args.start, args.precision, names)
     elif args.fmt == "csv":
-        text = _as_csv(table, args.start)
+        text = _as_csv(table, args.start, names)
     else:
         text = _as_json(table)
     if args.output is None:
@@ -114,8 +148,18 @@ def _run_table(args: argparse.Namespace, stdout: TextIO) -> int:
     return EXIT_OK
 
 
-def _column_names(width: int) -> list[str]:
-    return [f"{'cos' if j % 2 else 'sin'}{j // 2}" for j in range(width)]
+def _column_names(width: int, convention: str | None = None) -> list[str]:
+    """sin0 cos0 sin1 ... in the paper's order, or in the convention's own layout."""
+    if convention is None:
+        kinds = ["cos" if j % 2 else "sin" for j in range(width)]
+    else:
+        kinds = list(conventions.columns(convention, width)[0])
+    seen: dict[str, int] = {}
+    names = []
+    for kind in kinds:  # number each kind of column in order: sin0 sin1 ... cos0 cos1 ...
+        names.append(f"{kind}{seen.get(kind, 0)}")
+        seen[kind] = seen.get(kind, 0) + 1
+    return names
 
 
 def _shortest(table: np.ndarray) -> list[list[str]]:
@@ -125,8 +169,8 @@ def _shortest(table: np.ndarray) -> list[list[str]]:
     return [[str(x + 0) for x in row] for row in table]  # NumPy prints float32/16 shortest
 
 
-def _as_text(table: np.ndarray, start: int, precision: int) -> str:
-    header = ["pos", *_column_names(table.shape[1])]
+def _as_text(table: np.ndarray, start: int, precision: int, names: list[str]) -> str:
+    header = ["pos", *names]
     rows = [
         [str(start + r), *(f"{x + 0.0:.{precision}g}" for x in row)]  # + 0.0: no "-0"
         for r, row in enumerate(table.tolist())
@@ -139,8 +183,8 @@ def _as_text(table: np.ndarray, start: int, precision: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _as_csv(table: np.ndarray, start: int) -> str:
-    lines = [",".join(["pos", *_column_names(table.shape[1])])]
+def _as_csv(table: np.ndarray, start: int, names: list[str]) -> str:
+    lines = [",".join(["pos", *names])]
     lines += [",".join([str(start + r), *row]) for r, row in enumerate(_shortest(table))]
     return "\n".join(lines) + "\n"
 
@@ -257,15 +301,19 @@ def _run_exercise_check(args: argparse.Namespace, stdout: TextIO) -> int:
 # --------------------------------------------------------------------------------------
 # The command line.
 
-_COMMANDS: tuple[Callable[[argparse._SubParsersAction], None], ...] = (_add_table, _add_exercise)
+_COMMANDS: tuple[Callable[[argparse._SubParsersAction], None], ...] = (
+    _add_table,
+    _cli_identify.add_parser,
+    _add_exercise,
+)
 
 
 def _parser() -> _Parser:
     parser = _Parser(
         prog="posenc",
         description=(
-            "Positional encodings in transformers: exact tables from the shell, and the "
-            "checker of the exercises."
+            "Positional encodings in transformers: exact tables in any library's convention, "
+            "identifying a table, and the checker of the exercises."
         ),
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
@@ -293,8 +341,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns
     -------
     int
-        0 on success; 1 when ``exercise check`` finds the solution does not pass yet;
-        2 on bad input (after one line on standard error).
+        0 on success; 1 when ``exercise check`` finds the solution does not pass yet, or
+        ``identify`` finds no convention that explains the table; 2 on bad input (after one
+        line on standard error).
 
     Examples
     --------

@@ -25,21 +25,29 @@ position one million. Here the angle is never rounded:
    ``k * w_i``. Products of the rotations from step 2 give, still in double-double,
    the rows of ``B`` offsets ``j = 0 .. B-1`` and of ``A`` anchors
    ``start + a*B``, with ``A`` and ``B`` about the square root of the length.
-   Each is then rounded once to float64.
-4. Every row is one more rotation, anchor by offset, in float64:
-   ``sin(x + y) = sin x cos y + cos x sin y`` and
-   ``cos(x + y) = cos x cos y - sin x sin y``, with correctly rounded factors.
-   Each factor is off by at most 2**-54 (half an ulp of a number <= 1), each of the
-   two products and the sum adds one rounding, and ``|sin| + |cos| <= sqrt(2)``, so
-   a float64 entry is within ``(4 + 2*sqrt(2)) * 2**-54 < 3.8e-16`` of the true value
-   (up to terms below 1e-24 for positions below 2**24).
-5. The float64 sum is rounded once to the output dtype. For float32, the rare
-   entries below ``2**-24`` in magnitude are computed again directly by step 2
-   (for values near ``2**-27`` and below, 3.8e-16 is no longer small beside a
-   float32 ulp). Every float32 and float16 entry is then within one ulp.
+   Each is then rounded once to float64. The offsets, and the turns ``a*B*w`` that
+   the anchors are made from, do not depend on ``start`` and are kept between calls.
+4. Every row is one more rotation, anchor by offset, in float64. Written as complex
+   numbers, ``(sin x + i cos x) (cos y - i sin y) = sin(x + y) + i cos(x + y)``, and
+   the interleaved columns of a row are the real and imaginary parts of ``d/2``
+   complex numbers, so a block of rows is one complex multiplication written
+   straight into the table. Each factor is off by at most 2**-54 (half an ulp of a
+   number <= 1); each of the two products and the sum adds at most one rounding
+   (one fewer where the multiplication uses a fused multiply-add); and
+   ``|sin| + |cos| <= sqrt(2)``. So a float64 entry is within
+   ``(4 + 2*sqrt(2)) * 2**-54 < 3.8e-16`` of the true value (up to terms below 1e-24
+   for positions below 2**24).
+5. For float32 and float16 the float64 product is rounded once to the output type.
+   Near zero, 3.8e-16 is no longer small beside a float32 ulp (for values near
+   ``2**-27`` and below), so float32 entries whose angle lies within ``2**-22`` of a
+   multiple of ``pi/2`` are computed again directly by step 2. They are found from
+   the angles, not by scanning the table: the offsets' angles modulo ``pi/2`` are
+   sorted once per pair, and each anchor needs one binary search per pair. Every
+   other entry exceeds ``2**-23`` in magnitude, so every float32 and float16 entry is
+   within one ulp.
 
-Extra memory is ``O(sqrt(length) * width)``; the table itself is filled by three
-array operations per block of rows.
+Extra memory is ``O(sqrt(length) * width)``; the table itself is written by one
+array operation (float32, float64) or one per block of rows (float16).
 
 References
 ----------
@@ -165,15 +173,17 @@ _SIN_SERIES = tuple(
 )
 _COS_SERIES = tuple(_dd_fraction(Fraction((-1) ** m, math.factorial(2 * m))) for m in range(15))
 
-# float32 entries smaller than this are recomputed directly (see the module docstring):
-# below it, 4e-16 could exceed half a float32 ulp.
-_FLOAT32_TINY = 2.0**-24
+# float32: entries whose angle is this close to a multiple of pi/2 are recomputed
+# directly (see the module docstring); every other entry exceeds 2**-23 in magnitude.
+_QUARTER_MARGIN = 2.0**-22
+_QUARTER = _HALF_PI[0]  # pi/2 rounded to float64
+_STRETCH = 4.0  # sorted residues of pair i are kept in [4i, 4i + pi/2]
 
 # Elements per temporary array in the double-double passes (fits in a 1 MiB cache).
 _CHUNK = 8192
 
 # Largest table of anchor or offset rotations kept between calls, in elements of d/2.
-_CACHED_ELEMENTS = 2**17
+_CACHED_ELEMENTS = 2**18
 
 
 # --------------------------------------------------------------------------------------
@@ -375,11 +385,6 @@ def wavelengths(width: int, *, base: float = 10000.0) -> np.ndarray:
     return result
 
 
-def _block_rows(length: int) -> int:
-    """Rows per anchor: the power of two nearest above ``sqrt(length)``, roughly."""
-    return 1 << ((length - 1).bit_length() + 1) // 2
-
-
 def sinusoidal(
     length: int,
     width: int,
@@ -437,45 +442,141 @@ def sinusoidal(
 
 
 def _fill(table: np.ndarray, start: int, base: float) -> None:
-    """Write rows ``start, start+1, ...`` of the code into ``table`` (L, d), L >= 1."""
+    """Write rows ``start, start+1, ...`` of the code into ``table`` (L, d), L >= 1.
+
+    With ``x = (start + a*B) w`` (anchor ``a``) and ``y = j w`` (offset ``j < B``), the
+    pair ``(sin, cos)`` of row ``a*B + j`` is the complex product
+    ``(sin x + i cos x) * (cos y - i sin y) = sin(x + y) + i cos(x + y)``, and the
+    interleaved columns of a row are exactly the real and imaginary parts of ``d/2``
+    complex numbers. So each block of ``B`` rows is one complex multiplication, written
+    straight into the table (float32: rounded once from the float64 product).
+    """
     length, width = table.shape
-    w_hi, w_lo = _ladder(base, width)  # (d/2,) each
-    block = _block_rows(length)  # B, a power of two near sqrt(L)
+    block = _block_rows(length)  # B, a power of two near 2 sqrt(L)
     blocks = -(-length // block)  # A = ceil(L / B)
-    offset = _turns(base, width, 0, 0, block)  # (sin, cos) of j w, j < B: 2 x (B, d/2)
-    anchor = _turns(base, width, start, block.bit_length() - 1, blocks)  # 2 x (A, d/2)
-
-    # Row start + a*B + j, pair i, with x = (start + a*B) w_i and y = j w_i:
-    # (sin, cos)(x + y) = cos y * (sin x, cos x) + sin y * (cos x, -sin x).
-    cos_y = np.repeat(offset[1], 2, axis=1)  # (B, d)
-    sin_y = np.repeat(offset[0], 2, axis=1)  # (B, d)
-    at_anchor = np.empty((blocks, width))  # (A, d): (sin x, cos x) interleaved
-    at_anchor[:, 0::2], at_anchor[:, 1::2] = anchor[0], anchor[1]
-    quarter_on = np.empty((blocks, width))  # (A, d): (cos x, -sin x), a quarter turn on
-    quarter_on[:, 0::2], quarter_on[:, 1::2] = anchor[1], -anchor[0]
-    del offset, anchor
-
-    exact = table.dtype == np.float64
-    left = None if exact else np.empty((block, width))  # (B, d), float64 before rounding
-    right = np.empty((block, width))  # (B, d)
-    check = np.empty((block, width), np.float32) if table.dtype == np.float32 else None
-    for a in range(blocks):
-        top = a * block
-        rows = min(block, length - top)
-        target = table[top : top + rows]  # (rows, d)
-        product = target if exact else left[:rows]  # (rows, d), float64
-        np.multiply(cos_y[:rows], at_anchor[a], out=product)
-        np.multiply(sin_y[:rows], quarter_on[a], out=right[:rows])
-        np.add(product, right[:rows], out=target, casting="same_kind")  # one rounding to dtype
-        if check is not None:
-            _refine_tiny(target, check[:rows], start + top, w_hi, w_lo)
+    offset = _offsets(base, width, block)  # (B, d/2) complex: cos y - i sin y
+    anchor = _anchors(base, width, start, block, blocks)  # (A, d/2) complex: sin x + i cos x
+    offset, anchor = _apart(offset, table), _apart(anchor, table)
+    full = length // block  # blocks of B rows
+    rest = length - full * block  # rows of the last, short block
+    if table.dtype == np.float16:  # no complex float16 in NumPy: round block by block
+        product = np.empty((block, width // 2), dtype=np.complex128)  # (B, d/2)
+        for a in range(blocks):
+            rows = min(block, length - a * block)
+            np.multiply(offset[:rows], anchor[a], out=product[:rows])
+            target = table[a * block : a * block + rows]  # (rows, d)
+            np.copyto(target, product[:rows].view(np.float64), casting="same_kind")
+        return
+    pairs = table.view(np.complex128 if table.dtype == np.float64 else np.complex64)  # (L, d/2)
+    if full:
+        blocked = pairs[: full * block].reshape(full, block, width // 2)  # (A', B, d/2)
+        np.multiply(offset, anchor[:full, None], out=blocked, casting="same_kind")
+    if rest:
+        np.multiply(offset[:rest], anchor[full], out=pairs[full * block :], casting="same_kind")
+    if table.dtype == np.float32:
+        rows, pair = _near_quarter_turns(base, width, block, anchor, length)  # (m,) each
+        if rows.size:
+            _recompute(table, rows, pair, start, base)
 
 
-def _turns(base: float, width: int, first: int, bits: int, count: int):
-    """:func:`_compute_turns`, remembered when small (at most 2 MiB per result)."""
-    if count * (width // 2) <= _CACHED_ELEMENTS:
-        return _cached_turns(base, width, first, bits, count)
-    return _compute_turns(base, width, first, bits, count)
+def _apart(array: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """``array``, or a copy of it, whose address is not near the table's modulo 4 KiB.
+
+    The complex multiplication reads a row of ``array`` while it writes the same
+    column of a row of ``table``; rows are whole multiples of 4 KiB apart for the usual
+    widths, so if the two arrays start at nearly the same place within a 4 KiB page
+    (as two large arrays from the same allocator do), every load seems to depend on
+    the store just before it ("4K aliasing") and the loop runs several times slower.
+    A copy half a page away costs far less than that.
+    """
+    page = 4096
+    gap = (array.ctypes.data - table.ctypes.data) % page
+    if page // 4 <= gap <= 3 * page // 4:
+        return array
+    raw = np.empty(array.nbytes + page, dtype=np.uint8)  # room to choose the start
+    shift = (table.ctypes.data + page // 2 - raw.ctypes.data) % page
+    copy = raw[shift : shift + array.nbytes].view(array.dtype).reshape(array.shape)
+    copy[...] = array
+    return copy
+
+
+def _block_rows(length: int) -> int:
+    """Rows per anchor ``B``: the power of two in ``[sqrt(2 L), sqrt(8 L))``, ``L = length``.
+
+    Anchors are made afresh for each call and offsets are kept between calls, so more
+    offsets than anchors is faster; both stay ``O(sqrt(length))``.
+    """
+    return 1 << ((length - 1).bit_length() + 2) // 2
+
+
+def _remembered(compute):
+    """``compute(base, width, rows, ...)``, its result kept between calls when small.
+
+    A result of ``rows * (d/2)`` elements is kept when that is at most
+    ``_CACHED_ELEMENTS`` (at most 8 MiB per result, four results per function);
+    larger ones are made each time.
+    """
+    cached = functools.lru_cache(maxsize=4)(compute)
+
+    @functools.wraps(compute)
+    def call(base: float, width: int, rows: int, *more: int):
+        if rows * (width // 2) <= _CACHED_ELEMENTS:
+            return cached(base, width, rows, *more)
+        return compute(base, width, rows, *more)
+
+    call.cache_clear = cached.cache_clear
+    return call
+
+
+@_remembered
+def _offsets(base: float, width: int, count: int) -> np.ndarray:
+    """``cos(j w) - i sin(j w)`` for ``j < count``: read-only complex128 (count, d/2).
+
+    Real and imaginary parts are each correctly rounded (see :func:`_compute_turns`).
+    """
+    sin, cos = _compute_turns(base, width, 0, 0, count)  # (count, d/2) each
+    offset = np.empty(sin.shape, dtype=np.complex128)  # (count, d/2)
+    offset.real, offset.imag = cos, -sin
+    offset.flags.writeable = False
+    return offset
+
+
+@_remembered
+def _anchor_turns(base: float, width: int, count: int, block: int) -> tuple[np.ndarray, ...]:
+    """``cis(a * block * w)`` for ``a < count`` in double-double: 4 read-only (count, d/2).
+
+    These do not depend on the first position, so they are kept between calls.
+    """
+    bits = block.bit_length() - 1  # block = 2**bits
+    levels = bits + (count - 1).bit_length()  # doublings 2**0 .. 2**(levels-1) may be used
+    doubled = _doublings(base, width, min(54, 16 * max(1, -(-levels // 16))))  # 4 x (K, d/2)
+    half = width // 2
+    origin = (np.zeros(half), np.zeros(half), np.ones(half), np.zeros(half))  # cis(0)
+    rows = _progression(origin, [part[bits:] for part in doubled], count)  # 4 x (count, d/2)
+    for part in rows:
+        part.flags.writeable = False
+    return tuple(rows)
+
+
+def _anchors(base: float, width: int, start: int, block: int, count: int) -> np.ndarray:
+    """``sin x + i cos x`` for ``x = (start + a * block) w``, ``a < count``: (count, d/2).
+
+    The kept turns ``cis(a * block * w)`` are turned once more, by the exactly reduced
+    ``cis(start * w)``, in double-double; each part is then rounded once to float64.
+    """
+    turns = _anchor_turns(base, width, count, block)  # 4 x (count, d/2), double-double
+    anchor = np.empty((count, width // 2), dtype=np.complex128)  # (A, d/2)
+    if not start:
+        anchor.real, anchor.imag = turns[0], turns[2]
+        return anchor
+    w_hi, w_lo = _ladder(base, width)  # (d/2,) each
+    first = _cis(float(start), w_hi, w_lo)  # 4 x (d/2,)
+    rows = max(1, _CHUNK // (width // 2))  # rows per pass, to keep temporaries in cache
+    for top in range(0, count, rows):
+        part = slice(top, min(top + rows, count))
+        sin, _, cos, _ = _rotate(tuple(turn[part] for turn in turns), first)  # (rows, d/2)
+        anchor.real[part], anchor.imag[part] = sin, cos
+    return anchor
 
 
 def _compute_turns(base: float, width: int, first: int, bits: int, count: int):
@@ -499,21 +600,86 @@ def _compute_turns(base: float, width: int, first: int, bits: int, count: int):
     return sin, cos
 
 
-_cached_turns = functools.lru_cache(maxsize=16)(_compute_turns)
+# --------------------------------------------------------------------------------------
+# float32: the few entries near zero.
+#
+# The float64 product is within 3.8e-16 of the true value; a float32 ulp is smaller
+# than that only for values below about 2**-27. Such a value is the sine or cosine of
+# an angle close to a multiple of pi/2. Rather than scanning the table for small
+# entries, the candidates are found from the angles: row a*B + j, pair i, has angle
+# x + y with x = x_a (anchor) and y = y_j (offset), and x + y is within
+# ``_QUARTER_MARGIN`` of a multiple of pi/2 exactly when the residue of y_j modulo
+# pi/2 is within that margin of the residue of -x_a. The offsets' residues are sorted
+# once per pair and kept; each anchor is then one binary search per pair.
 
 
-def _refine_tiny(values, scratch, first, w_hi, w_lo):
-    """Recompute in place, from exactly reduced angles, entries below ``2**-24``.
+def _near_quarter_turns(base, width, block, anchor, length):
+    """Rows and pairs whose angle is within ``_QUARTER_MARGIN`` of a multiple of pi/2.
 
-    ``values`` (rows, d) holds rows ``first, first+1, ...``; ``scratch`` is alike.
+    ``anchor`` (A, d/2) holds ``sin x_a + i cos x_a``. Returns two int64 arrays, rows
+    and pairs; every entry of a pair not returned exceeds ``2**-23`` in magnitude.
     """
-    np.abs(values, out=scratch)  # (rows, d)
-    if scratch.min() >= _FLOAT32_TINY:
-        return
-    row, col = np.nonzero(scratch < _FLOAT32_TINY)  # (m,) each
-    pair = col // 2  # (m,)
-    sh, _, ch, _ = _cis((first + row).astype(np.float64), w_hi[pair], w_lo[pair])  # (m,) each
-    values[row, col] = np.where(col % 2 == 0, sh, ch)  # (m,)
+    keys, order = _sorted_residues(base, width, block)  # (d/2 * B + 1,), (d/2 * B,)
+    count, half = anchor.shape
+    angle = np.arctan2(anchor.real, anchor.imag)  # (A, d/2): x_a in [-pi, pi]
+    residue = np.mod(-np.ascontiguousarray(angle.T), _QUARTER)  # (d/2, A): -x_a mod pi/2
+    # Keys are residue + 4i, rounded: widen the window by that rounding, and more.
+    margin = _QUARTER_MARGIN + 2 * float(np.spacing(_STRETCH * half))
+    stretch = _STRETCH * np.arange(half, dtype=np.float64)[:, None]  # (d/2, 1)
+    query = (residue + stretch).ravel()  # (d/2 * A,), pair by pair
+    origin = None  # index of each query in the (d/2, A) residues, when not the identity
+    # A residue within the margin of 0 or pi/2 also meets keys at the other end.
+    wrap = np.flatnonzero((residue < margin) | (residue > _QUARTER - margin))  # (w,)
+    if wrap.size:
+        turned = query[wrap] + np.where(residue.ravel()[wrap] < margin, _QUARTER, -_QUARTER)
+        query = np.concatenate([query, turned])  # (q,)
+        origin = np.concatenate([np.arange(residue.size), wrap])  # (q,)
+    first = np.searchsorted(keys, query - margin, side="left")  # (q,): first key in window
+    hit = np.flatnonzero(keys[first] <= query + margin)  # keys ends with +inf
+    if not hit.size:
+        empty = np.empty(0, dtype=np.int64)
+        return empty, empty
+    first, query = first[hit], query[hit]  # (h,) each
+    source = hit if origin is None else origin[hit]  # (h,)
+    runs = np.searchsorted(keys, query + margin, side="right") - first  # (h,): >= 1 each
+    starts = np.repeat(first - (np.cumsum(runs) - runs), runs)  # (m,)
+    position = starts + np.arange(runs.sum())  # (m,): every key in every window
+    pair = position // block  # the stretch of the key
+    rows = np.repeat(source % count, runs) * block + order[position]  # (m,): a*B + j
+    keep = rows < length
+    return rows[keep], pair[keep]
+
+
+@_remembered
+def _sorted_residues(base: float, width: int, count: int):
+    """Offsets' angles ``j w_i`` modulo pi/2, sorted within each pair.
+
+    Returns ``keys``, float64 (d/2 * B + 1,): pair ``i``'s residues plus ``4 i`` in
+    rising order, then ``+inf``; and ``order``, int64 (d/2 * B,): the offset ``j`` of
+    each key. The residue of a correctly rounded ``(sin y, cos y)`` is within about
+    1e-15 of the true one.
+    """
+    offset = _offsets(base, width, count)  # (B, d/2): cos y - i sin y
+    angle = np.arctan2(-offset.imag, offset.real)  # (B, d/2): y_j in [-pi, pi]
+    residue = np.mod(np.ascontiguousarray(angle.T), _QUARTER)  # (d/2, B)
+    order = np.argsort(residue, axis=1, kind="stable")  # (d/2, B)
+    keys = np.take_along_axis(residue, order, axis=1)  # (d/2, B)
+    keys += _STRETCH * np.arange(width // 2, dtype=np.float64)[:, None]
+    keys = np.append(keys.ravel(), np.inf)  # (d/2 * B + 1,)
+    order = order.ravel()  # (d/2 * B,)
+    keys.flags.writeable = False
+    order.flags.writeable = False
+    return keys, order
+
+
+def _recompute(table, rows, pair, start, base):
+    """Recompute pairs ``(rows[k], pair[k])`` of ``table`` from exactly reduced angles."""
+    width = table.shape[1]
+    w_hi, w_lo = _ladder(base, width)  # (d/2,) each
+    for top in range(0, rows.size, _CHUNK):
+        r, i = rows[top : top + _CHUNK], pair[top : top + _CHUNK]  # (m,) each
+        sin, _, cos, _ = _cis((start + r).astype(np.float64), w_hi[i], w_lo[i])  # (m,) each
+        table[r, 2 * i], table[r, 2 * i + 1] = sin, cos
 
 
 def shift_matrix(k: float, width: int, base: float = 10000.0) -> np.ndarray:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import subprocess
 import sys
 
@@ -191,3 +192,37 @@ def test_bad_input_exit_status_and_one_line(args, message):
     assert message in err
     assert err.count("\n") == 1
     assert "Traceback" not in err
+
+
+def test_table_in_a_library_convention_uses_its_layout_and_first_position(capsys):
+    # fairseq: sines then cosines, exponent i/(h-1), first position padding_idx + 1 = 2, float32.
+    assert (
+        main(
+            [
+                "table",
+                "--convention",
+                "fairseq",
+                "--length",
+                "2",
+                "--width",
+                "4",
+                "--format",
+                "csv",
+            ]
+        )
+        == 0
+    )
+    header, *rows = capsys.readouterr().out.strip().splitlines()
+    assert header == "pos,sin0,sin1,cos0,cos1"
+    for line, pos in zip(rows, (2, 3), strict=True):
+        cells = line.split(",")
+        assert int(cells[0]) == pos
+        want = [math.sin(pos), math.sin(pos * 1e-4), math.cos(pos), math.cos(pos * 1e-4)]
+        got = [float(c) for c in cells[1:]]
+        assert max(abs(g - w) for g, w in zip(got, want, strict=True)) < 1e-6  # float32 table
+
+
+def test_table_rejects_an_unknown_convention(capsys):
+    assert main(["table", "--convention", "nope", "--length", "2", "--width", "4"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "invalid choice: 'nope'" in err and "fairseq" in err

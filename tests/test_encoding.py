@@ -266,6 +266,70 @@ def test_entries_near_zero(width):
         assert tiny >= 1  # the float32 recomputation path really ran
 
 
+@pytest.mark.parametrize("width", [2, 64, 512])
+def test_entries_near_zero_inside_long_tables(width):
+    # The same hard entries, now at a random row of a long table: the float32 entries
+    # near zero are found from the anchors' and offsets' angles, not from the values.
+    half = width // 2
+    pairs = sorted({0, 1, half // 3, half - 1} & set(range(half)))
+    rng = np.random.default_rng(width)
+    for pos, col in near_zero_positions(width, pairs):
+        row = int(rng.integers(0, min(pos, 2999) + 1))
+        exact = exact_entry(pos, col, width)
+        table32 = sinusoidal(3000, width, start=pos - row, dtype=np.float32)
+        assert ulp_error(table32[row, col], exact, np.float32) <= 1.0, (pos, col, row)
+        table64 = sinusoidal(3000, width, start=pos - row)
+        assert abs_error(table64[row, col], exact) < FLOAT64_BOUND, (pos, col, row)
+
+
+@pytest.mark.parametrize("row", [0, 7, 64, 999])
+def test_float32_entries_a_hair_from_zero(row):
+    # With base = (1000/pi)**2 rounded, pair 1 of width 4 turns by almost exactly
+    # pi/1000: at positions 1000, 2000 and 3000 its sine is near 1e-14, where the
+    # float64 product's 1e-16 is many float32 ulps. These must be recomputed.
+    with mpmath.workdps(50):
+        base = float((1000 / mpmath.pi) ** 2)
+    table = sinusoidal(3500, 4, base=base, start=1000 - row, dtype=np.float32)
+    for pos in (1000, 2000, 3000):
+        exact = exact_entry(pos, 2, 4, base)
+        assert abs(exact) < 1e-12
+        assert ulp_error(table[pos - 1000 + row, 2], exact, np.float32) <= 1.0, pos
+
+
+@pytest.mark.parametrize(("width", "base"), [(4, 1e20), (8, 1e20), (6, 1e12)])
+def test_float32_columns_of_tiny_values(width, base):
+    # A huge base makes the slow pairs turn by 1e-10 per position or less: whole
+    # columns of sines below 2**-24, every one of which must be recomputed.
+    start, length = 3, 700
+    table = sinusoidal(length, width, base=base, start=start, dtype=np.float32)
+    rng = np.random.default_rng(int(base) % 1000 + width)
+    for r, c in zip(
+        rng.integers(0, length, 150).tolist(), rng.integers(0, width, 150).tolist(), strict=True
+    ):
+        exact = exact_entry(start + r, c, width, base)
+        assert ulp_error(table[r, c], exact, np.float32) <= 1.0, (r, c)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    length=st.integers(1, 3000),
+    width=st.integers(1, 40).map(lambda h: 2 * h),
+    start=st.integers(0, TOP),
+    base=st.sampled_from([10000.0, 2.0, 500000.0, 1e12, 1e20]),
+)
+def test_every_small_float32_entry_is_a_candidate(length, width, start, base):
+    # Whatever the table, every entry below 2**-23 in magnitude is among those the
+    # float32 path recomputes (found from the angles, never from the values).
+    table = sinusoidal(length, width, base=base, start=start)  # float64
+    block = encoding._block_rows(length)
+    anchor = encoding._anchors(base, width, start, block, -(-length // block))
+    rows, pairs = encoding._near_quarter_turns(base, width, block, anchor, length)
+    flagged = set(zip(rows.tolist(), pairs.tolist(), strict=True))
+    small_r, small_c = np.nonzero(np.abs(table) < 2.0**-23)
+    missed = {(r, c // 2) for r, c in zip(small_r.tolist(), small_c.tolist(), strict=True)}
+    assert missed <= flagged
+
+
 def test_float16_within_one_ulp():
     rng = np.random.default_rng(16)
     table = sinusoidal(40, 8, start=123456, dtype=np.float16)

@@ -1,0 +1,126 @@
+"""``posenc identify TABLE``: which library convention made a position table.
+
+The subcommand reads a table from a file (.npy, .npz, .csv or .pt), runs
+:func:`posenc.identify.identify` and prints a short report, or JSON with ``--json``.
+Exit status: 0 when a convention explains the table within the tolerance, 1 when none
+does (the closest is still printed), 2 for a file that cannot be read as a table
+(``posenc: error: ...`` on one line, from ``posenc.cli.main``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import TextIO
+
+from posenc.conventions import CONVENTIONS
+from posenc.identify import Identification, identify, load_table
+
+__all__ = ["add_parser", "run"]
+
+EXIT_IDENTIFIED = 0
+EXIT_NOT_IDENTIFIED = 1
+
+_EPILOG = """\
+The table holds one row per position (consecutive, in order) and one column per
+feature. Row cuts (any first position up to 2**24) and float16/bfloat16 storage are
+fine; column slices are recognised for the interleaved layouts (paper, xlm,
+pytorch-tutorial, keras-hub), with the width worked out for the default base.
+
+files:
+  .npy          the array
+  .npz          its only array, or the one named by --key
+  .csv          numbers separated by commas; an optional header line; a first column
+                of positions (named pos or index, or counting 0, 1, 2, ...) is dropped
+  .pt, .pth     a tensor, or the tensor named by --key in a saved dictionary (needs
+                PyTorch)
+
+exit status: 0 identified, 1 no convention explains the table (the closest is shown),
+2 the file cannot be read as a table
+
+examples:
+  posenc table --length 100 --width 64 --format npy -o t.npy && posenc identify t.npy
+  posenc identify embeddings.npz --key positions --json
+  posenc identify table.csv --candidates fairseq,whisper
+"""
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    """Add the ``identify`` subcommand to the subparsers ``commands``."""
+    parser = commands.add_parser(
+        "identify",
+        help="say which library convention, base and first position made a table",
+        description=(
+            "Find the library convention (paper, tensor2tensor, fairseq, xlm, marian,\n"
+            "pytorch-tutorial, keras-hub, whisper), the base and the first position that\n"
+            "explain a table of position codes, with the largest difference."
+        ),
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("table", metavar="TABLE", help="a .npy, .npz, .csv or .pt file")
+    parser.add_argument("--key", help="which array of an .npz file (or tensor of a .pt file)")
+    parser.add_argument(
+        "--candidates",
+        metavar="NAME,...",
+        help="conventions to consider, separated by commas (default: all of "
+        + ", ".join(CONVENTIONS)
+        + ")",
+    )
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace, stdout: TextIO) -> int:
+    """Identify the table of ``args.table``; print the report; return the exit status.
+
+    A file that cannot be read, or a table that cannot be one (NaN, wrong shape),
+    raises ValueError, which ``posenc.cli.main`` reports on one line with status 2.
+    """
+    candidates = None
+    if args.candidates is not None:
+        candidates = [name.strip() for name in args.candidates.split(",") if name.strip()]
+    table = load_table(args.table, key=args.key)
+    result = identify(table, candidates=candidates)
+    if args.json:
+        stdout.write(json.dumps({"file": args.table, **result.as_dict()}, indent=2) + "\n")
+    else:
+        stdout.write(report(result, args.table))
+    stdout.flush()
+    return EXIT_IDENTIFIED if result.matched else EXIT_NOT_IDENTIFIED
+
+
+def report(result: Identification, name: str) -> str:
+    """The short text report of an identification."""
+    rows, cols = result.rows, result.columns[1] - result.columns[0]
+    head = "identified" if result.matched else "not identified; closest"
+    lines = [
+        f"{name}: {rows} rows x {cols} columns, {result.dtype} values",
+        f"{head}: {result.convention} ({CONVENTIONS[result.convention].title})",
+        f"  base {result.base:g}, first position {result.start}, {_where(result)}",
+        f"  largest difference {_number(result.residual)} (tolerance {result.tolerance:.2g})",
+    ]
+    if result.equivalent:
+        lines.append(f"  same numbers here: {', '.join(result.equivalent)}")
+    if result.alternatives:
+        lines.append("next best:")
+        width = max(len(c.convention) for c in result.alternatives)
+        for c in result.alternatives:
+            bound = "" if c.complete else " or more"
+            lines.append(
+                f"  {c.convention:<{width}}  base {c.base:g}  first position {c.start}"
+                f"  largest difference {_number(c.residual)}{bound}"
+            )
+    lines.append(result.explanation)
+    return "\n".join(lines) + "\n"
+
+
+def _where(result: Identification) -> str:
+    first, stop = result.columns
+    if (first, stop) == (0, result.width):
+        return f"width {result.width}"
+    return f"columns {first}..{stop - 1} of width {result.width}"
+
+
+def _number(x: float) -> str:
+    return f"{x:.3g}" if x else "0"
