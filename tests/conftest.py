@@ -20,20 +20,10 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from tools.chromium import ARGS, CHROMIUM
+
 REPO = Path(__file__).resolve().parent.parent
-CHROMIUM = "/usr/bin/chromium"
-# Headless and offline: no sandbox as root, no GPU, and none of Chromium's own
-# calls home (component updates, sync, field trials), so every request a test
-# sees comes from the page.
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+CHROMIUM_ARGS = list(ARGS)
 
 
 def _site_dir_path() -> Path:

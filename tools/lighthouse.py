@@ -20,6 +20,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
+from tools.chromium import ARGS  # noqa: E402
 from tools.serve import start  # noqa: E402
 
 PAGES_ALL = {
@@ -34,10 +35,7 @@ PAGES = {
     if name in os.environ.get("POSENC_LIGHTHOUSE_PAGES", ",".join(PAGES_ALL)).split(",")
 }
 TARGETS = {"performance": 95, "accessibility": 100, "best-practices": 100, "seo": 100}
-CHROME_FLAGS = (
-    "--headless=new --no-sandbox --disable-gpu --no-first-run --disable-background-networking "
-    "--disable-component-update --disable-sync"
-)
+CHROME_FLAGS = " ".join(("--headless=new", *ARGS))
 
 
 def node() -> str:
@@ -79,9 +77,8 @@ def score(url: str) -> tuple[dict[str, int], list[str]]:
                 for item in (audit.get("details") or {}).get("items", [])[:4]:
                     element = item.get("node") or {}
                     if element.get("snippet"):
-                        failing.append(
-                            f"    {element['snippet'][:110]}  {element.get('explanation', '')[:160]!r}"
-                        )
+                        why = element.get("explanation", "")[:160]
+                        failing.append(f"    {element['snippet'][:110]}  {why!r}")
     return scores, failing
 
 

@@ -16,16 +16,10 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run as a script, too
+
+from tools.chromium import ARGS, CHROMIUM
+
 PAGE = "propositions/all/"
 
 # Returns a list of problems: unrendered math, missing figures.
@@ -57,7 +51,7 @@ def print_pdf(site: Path, output: Path) -> int:
     origin = f"http://127.0.0.1:{server.server_address[1]}/"
     try:
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=list(ARGS))
             page = browser.new_page()
             outside: list[str] = []
 
