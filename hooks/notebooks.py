@@ -44,5 +44,11 @@ def add_download_link(page_html: str, ipynb_name: str) -> str:
 
 
 def as_ipynb(source: Path) -> str:
-    """The jupytext source as an (unexecuted) .ipynb document."""
-    return jupytext.writes(jupytext.read(source), fmt="ipynb")
+    """The jupytext source as an (unexecuted) .ipynb document, the same bytes every build.
+
+    nbformat gives each cell a random id; numbered ids keep the file reproducible.
+    """
+    notebook = jupytext.read(source)
+    for number, cell in enumerate(notebook.cells, 1):
+        cell["id"] = f"cell-{number}"
+    return jupytext.writes(notebook, fmt="ipynb")

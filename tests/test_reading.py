@@ -1,0 +1,111 @@
+"""Reading the site: phone width, dark mode, and search, in headless Chromium."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from hooks import registry
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parent.parent
+PHONE = {"width": 390, "height": 844}
+ENTRIES = registry.load(ROOT / "docs", ROOT)
+
+# Widest element that sticks out of the viewport, if any (scroll containers excluded:
+# wide tables, code and display math scroll inside their own box, which is fine).
+OVERFLOW = """() => {
+  const width = document.documentElement.clientWidth;
+  if (document.scrollingElement.scrollWidth <= width + 1) return null;
+  let worst = null;
+  for (const el of document.querySelectorAll('body *')) {
+    const box = el.getBoundingClientRect();
+    if (box.right > width + 1 && (!worst || box.right > worst.right)) {
+      worst = {tag: el.tagName, cls: el.className && el.className.baseVal === undefined
+               ? String(el.className) : '', right: Math.round(box.right)};
+    }
+  }
+  return worst;
+}"""
+
+
+@pytest.fixture(scope="module")
+def phone_context(chromium):
+    context = chromium.new_context(viewport=PHONE, device_scale_factor=2, has_touch=True)
+    yield context
+    context.close()
+
+
+@pytest.fixture(scope="module")
+def dark_context(chromium):
+    context = chromium.new_context(viewport={"width": 1280, "height": 900}, color_scheme="dark")
+    yield context
+    context.close()
+
+
+def test_every_page_fits_a_phone(site_page, site_dir, served_url, phone_context, tmp_path_factory):
+    if site_page.startswith("p/") or site_page == "404.html":
+        pytest.skip("redirect stubs and the 404 page are checked elsewhere")
+    page = phone_context.new_page()
+    try:
+        page.goto(served_url + site_page.removesuffix("index.html"), wait_until="load")
+        worst = page.evaluate(OVERFLOW)
+        assert worst is None, f"{site_page} is wider than a 390 px phone: {worst}"
+        shots = tmp_path_factory.mktemp("phone")
+        picture = shots / (re.sub(r"\W+", "_", site_page) + ".png")
+        page.screenshot(path=str(picture), full_page=False)
+        assert picture.stat().st_size > 5_000, "the screenshot is blank"
+    finally:
+        page.close()
+
+
+def test_figures_and_graph_are_legible_in_dark_mode(site_dir, served_url, dark_context):
+    pages = [e.url for e in ENTRIES.values()] + ["graph/"]
+    page = dark_context.new_page()
+    try:
+        for path in pages:
+            page.goto(served_url + path, wait_until="load")
+            scheme = page.evaluate("document.body.getAttribute('data-md-color-scheme')")
+            assert scheme == "slate", f"{path}: dark mode not applied ({scheme})"
+            # Figures are drawn on white; on a dark page they keep their white card.
+            backgrounds = page.evaluate(
+                """() => [...document.querySelectorAll('.md-typeset img[src$=".svg"]')]
+                   .map(img => getComputedStyle(img).backgroundColor)"""
+            )
+            assert all(b == "rgb(255, 255, 255)" for b in backgrounds), (path, backgrounds)
+        # The graph's node labels follow the theme: light text on a dark page.
+        page.goto(served_url + "graph/", wait_until="load")
+        fill = page.evaluate(
+            "getComputedStyle(document.querySelector('.posenc-graph-node text')).fill"
+        )
+        channels = [int(c) for c in re.findall(r"\d+", fill)[:3]]
+        assert min(channels) > 150, f"graph text is dark on a dark page: {fill}"
+    finally:
+        page.close()
+
+
+def _search(page, served_url: str, query: str) -> list[str]:
+    page.goto(served_url, wait_until="load")
+    box = page.locator("input.md-search__input")
+    box.click()  # the search field is in the header at desktop width
+    box.fill(query)
+    page.wait_for_selector(".md-search-result__item", timeout=10_000)
+    return page.eval_on_selector_all(
+        ".md-search-result__item > a", "links => links.map(a => a.getAttribute('href'))"
+    )
+
+
+@pytest.mark.parametrize("number", sorted(ENTRIES))
+def test_search_finds_each_proposition_by_number_and_title(served_url, browser_context, number):
+    entry = ENTRIES[number]
+    page = browser_context.new_page()
+    try:
+        words = " ".join(w for w in re.findall(r"[A-Za-z]+", entry.title) if len(w) > 3)
+        for query in (f"Proposition {number}", words):
+            found = _search(page, served_url, query)
+            assert any(entry.url in href for href in found), (query, found[:8])
+    finally:
+        page.close()
