@@ -59,6 +59,17 @@ def retired_notice(entry: Proposition, registry: Mapping[int, Proposition], base
     )
 
 
+def numbered_title(markdown: str, entry: Proposition) -> str:
+    """The page's H1 '# Title' becomes '# Proposition N: Title'."""
+    return re.sub(
+        rf"^# {re.escape(entry.title)}[ \t]*$",
+        f"# Proposition {entry.number}: {entry.title}",
+        markdown,
+        count=1,
+        flags=re.M,
+    )
+
+
 def statement_box(entry: Proposition) -> str:
     """The statement, in an admonition titled 'Proposition N (title)', with an id."""
     body = "\n".join(f"    {line}" if line else "" for line in entry.statement.splitlines())

@@ -203,6 +203,7 @@ def _printable(build: Build, base: str) -> str:
     for entry in build.registry.values():
         source = (Path(build.docs) / entry.page).read_text(encoding="utf-8")
         _, body = registry.front_matter(source)
+        body = blocks.numbered_title(body, entry)
         parts.append(blocks.demote(blocks.fill(body, proposition_blocks(build, entry, base))))
     return "\n\n".join(parts)
 
@@ -249,6 +250,9 @@ def on_page_markdown(markdown, page, config, files, **_):
     generated = common_blocks(build, base, src, url_base)
     if entry is not None:
         generated.update(proposition_blocks(build, entry, base))
+        # Found first by search, and titled by its permanent number.
+        page.meta.setdefault("search", {}).setdefault("boost", 4)
+        markdown = blocks.numbered_title(markdown, entry)
     return blocks.fill(markdown, generated)
 
 
