@@ -78,6 +78,21 @@ BREAKS = {
         'yield f"n = {n}, perm = {perm}", moved - permute_rows(out, perm)',
         'yield f"n = {n}, perm = {perm}", moved - out',
     ),
+    # Proposition 2: a term that depends on the row index added to the layer
+    "p02_position_wise_layers_keep_equivariance.py": (
+        "    h = norm(m + attention(m, p), p, 1)",
+        "    h = norm(m + attention(m, p) + sp.Matrix(m.rows, D, lambda a, b: a * b), p, 1)",
+    ),
+    # Proposition 3: the mask hides the token from itself
+    "p03_causal_mask_leaks_order.py": (
+        "    keys = (j, 0, i)  # the causal mask, a rule about indices only",
+        "    keys = (j, 0, i - 1)  # the causal mask, a rule about indices only",
+    ),
+    # Proposition 4: a word compared with the wrong word of the other sentence
+    "p04_dog_bites_man.py": (
+        "    return {w: out1.row(FIRST.index(w)) - out2.row(SECOND.index(w)) for w in FIRST}",
+        "    return {w: out1.row(FIRST.index(w)) - out2.row(FIRST.index(w)) for w in FIRST}",
+    ),
     # Proposition 6: the top rung put at 2*pi*base (the paper's prose)
     "p06_ladder_ends_one_rung_short.py": (
         "top = 2 * sp.pi * b ** ((d - 2) / d)  # the claimed last rung",

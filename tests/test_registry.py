@@ -93,6 +93,7 @@ def test_uses_must_name_smaller_known_numbers(tmp_path):
     _edit(page, "uses: []", "uses: [8]")
     with pytest.raises(registry.RegistryError, match="only use smaller"):
         registry.load(docs, tmp_path)
+    (docs / "propositions" / "p03-causal-mask-leaks-order.md").unlink()  # 3 is now unknown
     _edit(page, "uses: [8]", "uses: [3]")
     with pytest.raises(registry.RegistryError, match="unknown proposition 3"):
         registry.load(docs, tmp_path)

@@ -24,15 +24,29 @@ from .clocks import fig_clock_bank, fig_shift_rotation
 from .conventions import fig_floating_point, fig_library_conventions
 from .extrapolation import fig_seen_arcs
 from .ladder import fig_ladder_rung_short, fig_position_signature, fig_similarity_offset
+from .layers import fig_causal_mask_swap, fig_stack_equivariance
 from .mixing import fig_score_terms
 from .order import fig_permutation_equivariance
 from .rotary import fig_rotary_score
+from .toy import fig_dog_bites_man
 
 #: One module per idea; each lists its figures in its own ``__all__``.
-MODULES = ("clocks", "conventions", "extrapolation", "ladder", "mixing", "order", "rotary")
+MODULES = (
+    "clocks",
+    "conventions",
+    "extrapolation",
+    "ladder",
+    "layers",
+    "mixing",
+    "order",
+    "rotary",
+    "toy",
+)
 
 __all__ = [
+    "fig_causal_mask_swap",
     "fig_clock_bank",
+    "fig_dog_bites_man",
     "fig_floating_point",
     "fig_ladder_rung_short",
     "fig_library_conventions",
@@ -43,4 +57,5 @@ __all__ = [
     "fig_seen_arcs",
     "fig_shift_rotation",
     "fig_similarity_offset",
+    "fig_stack_equivariance",
 ]
