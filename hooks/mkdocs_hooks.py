@@ -89,12 +89,18 @@ def on_config(config, **_):
     missing = [n for n, e in entries.items() if e.retired is None and n not in results]
     if missing:
         raise PluginError(f"posenc: no proof result for proposition(s) {missing}")
+    sources = yaml.safe_load((docs / "sources.yml").read_text(encoding="utf-8"))
+    unknown = sorted(
+        {f"{e.page}: {k}" for e in entries.values() for k in e.sources if k not in sources}
+    )
+    if unknown:
+        raise PluginError("posenc: sources not in docs/sources.yml: " + "; ".join(unknown))
     version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
     config.extra["posenc_version"] = version
     STATE["build"] = Build(
         registry=entries,
         results=results,
-        sources=yaml.safe_load((docs / "sources.yml").read_text(encoding="utf-8")),
+        sources=sources,
         version=version,
         site_url=config.site_url,
         by_page={e.page: e for e in entries.values()},
