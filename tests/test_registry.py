@@ -150,3 +150,14 @@ def test_bibtex_escapes_special_characters(entries):
     )
     _, _, fields = parse_bibtex(text)
     assert r"50\% of \{braces\} \& under\_scores" in fields["note"]
+
+
+def test_every_cited_source_is_in_the_bibliography(entries):
+    import yaml
+
+    sources = yaml.safe_load((DOCS / "sources.yml").read_text())
+    for entry in entries.values():
+        missing = [key for key in entry.sources if key not in sources]
+        assert not missing, f"{entry.page} cites {missing}, absent from docs/sources.yml"
+    for key, source in sources.items():
+        assert {"authors", "title", "venue", "year", "url"} <= set(source), key
