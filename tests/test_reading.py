@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from hooks import registry
 
@@ -91,8 +92,17 @@ def _search(page, served_url: str, query: str) -> list[str]:
     page.goto(served_url, wait_until="load")
     box = page.locator("input.md-search__input")
     box.click()  # the search field is in the header at desktop width
-    box.fill(query)
-    page.wait_for_selector(".md-search-result__item", timeout=10_000)
+    # The search worker builds its index after the page loads; on a busy machine the
+    # first query can come before it is ready, and is then not answered. Type again.
+    for attempt in range(4):
+        box.fill("")
+        box.fill(query)
+        try:
+            page.wait_for_selector(".md-search-result__item", timeout=10_000)
+            break
+        except PlaywrightTimeout:
+            if attempt == 3:
+                raise
     return page.eval_on_selector_all(
         ".md-search-result__item > a", "links => links.map(a => a.getAttribute('href'))"
     )
