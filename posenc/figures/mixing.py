@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -43,6 +44,27 @@ _TERMS = (
 )
 
 
+def _mm(*factors: np.ndarray) -> np.ndarray:
+    """A matrix product summed in a fixed order (math.fsum), so every run gives the same bits.
+
+    BLAS kernels depend on memory alignment and can differ in the last bit between runs,
+    which would change the figure's SVG from one build to the next.
+    """
+    out = factors[0]
+    for right in factors[1:]:
+        rows, inner = out.shape
+        out = np.array(
+            [
+                [
+                    math.fsum(out[r, k] * right[k, c] for k in range(inner))
+                    for c in range(right.shape[1])
+                ]
+                for r in range(rows)
+            ]
+        )  # (rows, cols)
+    return out
+
+
 def score_terms(concatenate: bool = False) -> tuple[np.ndarray, ...]:
     """The four parts of the example's score matrix, (n, n) each, in the order cc, cp, pc, pp.
 
@@ -54,13 +76,13 @@ def score_terms(concatenate: bool = False) -> tuple[np.ndarray, ...]:
     """
     n, width = _X.shape
     P = sinusoidal(n, width)  # (n, d)
-    A = _WQ @ _WK.T / np.sqrt(_WK.shape[1])  # (d, d)
+    A = _mm(_WQ, _WK.T) / np.sqrt(_WK.shape[1])  # (d, d)
     if not concatenate:
-        return _X @ A @ _X.T, _X @ A @ P.T, P @ A @ _X.T, P @ A @ P.T  # (n, n) each
+        return _mm(_X, A, _X.T), _mm(_X, A, P.T), _mm(P, A, _X.T), _mm(P, A, P.T)  # (n, n) each
     B = np.block([[A, np.zeros_like(A)], [np.zeros_like(A), A]])  # (2d, 2d): diag(A, A)
     cc, cp = B[:width, :width], B[:width, width:]  # (d, d) each
     pc, pp = B[width:, :width], B[width:, width:]  # (d, d) each
-    return _X @ cc @ _X.T, _X @ cp @ P.T, P @ pc @ _X.T, P @ pp @ P.T  # (n, n) each
+    return _mm(_X, cc, _X.T), _mm(_X, cp, P.T), _mm(P, pc, _X.T), _mm(P, pp, P.T)  # (n, n) each
 
 
 def _panel(
