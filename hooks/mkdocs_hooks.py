@@ -32,6 +32,7 @@ from hooks import (  # noqa: E402
     export,
     graph,
     katex,
+    loading,
     notebooks,
     registry,
     svg,
@@ -271,8 +272,9 @@ def on_post_page(output, page, config, **_):
             name = page.file.src_uri.rsplit("/", 1)[-1].removesuffix(".py") + ".ipynb"
             output = notebooks.add_download_link(notebooks.clean(output), name)
             output = katex.render_notebook_math(output, build.renderer)
-        return a11y.repair(katex.render_math_in_html(output, build.renderer))
-    except katex.KatexError as exc:
+        output = a11y.repair(katex.render_math_in_html(output, build.renderer))
+        return loading.preload_math_fonts(output)
+    except (katex.KatexError, notebooks.NotebookPageError) as exc:
         raise PluginError(f"{page.file.src_uri}: {exc}") from exc
 
 

@@ -1,26 +1,57 @@
 """Notebook pages: offline, with math rendered at build time, and a .ipynb to download.
 
-mkdocs-jupyter's template adds a MathJax configuration, an empty ``<script
-src="">`` (which would request the page itself) and a module that imports
-Mermaid from a CDN when a diagram is present. None of them is wanted: math is
-rendered by KaTeX at build time and nothing may be fetched at read time.
+mkdocs-jupyter's template puts before the cells a MathJax configuration, an
+empty ``<script src="">`` (which would request the page itself), a module that
+imports Mermaid from a CDN when a diagram is present, a clipboard web component
+and JupyterLab's stylesheets, inline: about 590 kB of CSS on every notebook
+page, which made the page slow to style and lay out. None of it is wanted: math
+is rendered by KaTeX at build time, nothing may be fetched at read time, and a
+few rules in ``posenc.css`` style the cells.
 """
 
 from __future__ import annotations
 
+import base64
+import html
 import re
 from pathlib import Path
 
 import jupytext
 
+# Everything mkdocs-jupyter puts before the cells: the clipboard web component,
+# its handler, the JupyterLab stylesheets (about 590 kB, inline, on every
+# notebook page), MathJax and Mermaid. It all goes; the site's own styles and
+# Material's code blocks take over (see posenc.css, "Notebook pages").
+_HEAD = re.compile(
+    r"(<script>\s*\(function \(global, factory\).*?)(<div class=\"jupyter-wrapper\">)", re.S
+)
 _UNWANTED = (
     re.compile(r'<script src="">\s*</script>'),
     re.compile(r'<script type="text/x-mathjax-config">.*?</script>', re.S),
     re.compile(
         r'<script type="module">(?:(?!</script>).)*?https://cdn(?:(?!</script>).)*</script>', re.S
     ),
+    # The copy button of each code cell and the hidden copy of its source:
+    # Material's own copy button serves the code blocks made below.
+    re.compile(r'<div class="zeroclipboard-container">.*?</clipboard-copy>\s*</div>\n?', re.S),
+    re.compile(r'<div class="clipboard-copy-txt" id="[^"]*">.*?</div>\n?', re.S),
 )
+# A highlighted input cell, as mkdocs-jupyter writes it.
+_CODE = re.compile(
+    r'<div class="highlight-ipynb hl-(\w+)"><pre>(?:<span></span>)?(.*?)</pre></div>', re.S
+)
+# A figure output: nbconvert writes the SVG as a data URL in an <img> whose alt
+# text says "No description has been provided for this image".
+_SVG_IMG = re.compile(
+    r'(<div class="jp-RenderedSVG[^>]*>\s*)<img (?:alt="[^"]*" )?'
+    r'src="data:image/svg\+xml;base64,([A-Za-z0-9+/=\s]+)"\s*/?>'
+)
+_SVG_TITLE = re.compile(r"<svg[^>]*>\s*<title>(.*?)</title>", re.S)
 _TITLE_END = re.compile(r"</h1>")
+
+
+class NotebookPageError(ValueError):
+    """A notebook page is not shaped as this module expects."""
 
 
 def is_notebook(page_html: str) -> bool:
@@ -28,10 +59,51 @@ def is_notebook(page_html: str) -> bool:
 
 
 def clean(page_html: str) -> str:
-    """Drop the scripts mkdocs-jupyter adds for MathJax and CDN-hosted Mermaid."""
+    """A notebook page without mkdocs-jupyter's scripts and stylesheets.
+
+    Input cells become code blocks like every other on the site
+    (``<div class="highlight"><pre><code>``), so Material colours them in both
+    palettes and gives each its copy button.
+    """
+    page_html, found = _HEAD.subn(r"\2", page_html, count=1)
+    if not found:
+        raise NotebookPageError(
+            "mkdocs-jupyter's header (clipboard script ... jupyter-wrapper) was not found: "
+            "has its template changed? See hooks/notebooks.py."
+        )
     for pattern in _UNWANTED:
         page_html = pattern.sub("", page_html)
-    return page_html
+    number = 0
+
+    def code_block(match: re.Match[str]) -> str:
+        nonlocal number
+        number += 1
+        language, body = match.groups()
+        return (
+            f'<div class="language-{language} highlight"><pre id="nb-code-{number}">'
+            f"<code>{body}</code></pre></div>"
+        )
+
+    page_html = _CODE.sub(code_block, page_html)
+    # Heading anchors look and behave like the theme's own.
+    page_html = page_html.replace(
+        '<a class="anchor-link" ', '<a class="headerlink" title="Permanent link" '
+    )
+    return _SVG_IMG.sub(_figure_with_alt, page_html)
+
+
+def _figure_with_alt(match: re.Match[str]) -> str:
+    """An SVG output's <img>, with the SVG's own <title> as its alt text."""
+    data = "".join(match.group(2).split())
+    svg = base64.b64decode(data).decode("utf-8")
+    title = _SVG_TITLE.search(svg)
+    if title is None:
+        raise NotebookPageError(
+            "a notebook figure has no <title> to serve as its alt text: display it with "
+            "SVG(posenc.figures.to_svg(fig, title=...))"
+        )
+    alt = html.escape(html.unescape(title.group(1)).strip())
+    return f'{match.group(1)}<img src="data:image/svg+xml;base64,{data}" alt="{alt}">'
 
 
 def add_download_link(page_html: str, ipynb_name: str) -> str:

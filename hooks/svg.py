@@ -1,17 +1,11 @@
 """Render a ``posenc.figures`` function to SVG text, deterministically.
 
-Glyphs become paths (no font is fetched or needed at read time), the SVG ids
-come from a fixed salt, and the date is left out, so the same figure gives the
-same bytes on every build.
+:func:`posenc.figures.to_svg` does the work: glyphs become paths (no font is
+fetched or needed at read time), the SVG ids come from a fixed salt, and the
+date is left out, so the same figure gives the same bytes on every build.
 """
 
 from __future__ import annotations
-
-import io
-
-import matplotlib
-
-SALT = "posenc"
 
 
 def figure_svg(name: str) -> str:
@@ -21,11 +15,7 @@ def figure_svg(name: str) -> str:
     function = getattr(figures, name, None)
     if function is None or not name.startswith("fig_"):
         raise KeyError(f"posenc.figures has no figure function {name!r}")
-    with matplotlib.rc_context({"svg.hashsalt": SALT, "svg.fonttype": "path"}):
-        figure = function()
-        buffer = io.StringIO()
-        figure.savefig(buffer, format="svg", metadata={"Date": None})
-    return buffer.getvalue()
+    return figures.to_svg(function())
 
 
 def redirect_page(target: str, title: str) -> str:

@@ -21,7 +21,7 @@ from matplotlib.lines import Line2D
 import posenc
 from posenc import figures
 
-ALL = sorted(figures.__all__)
+ALL = sorted(name for name in figures.__all__ if name.startswith("fig_"))
 
 
 def _svg(fig: Figure) -> bytes:
@@ -55,7 +55,46 @@ def test_public_names_are_the_figures():
     for module in figures.MODULES:
         defined |= set(importlib.import_module(f"posenc.figures.{module}").__all__)
     assert set(ALL) == defined
-    assert all(name.startswith("fig_") for name in ALL)
+    # ... besides the one helper that turns any figure into SVG text.
+    assert set(figures.__all__) == defined | {"to_svg"}
+
+
+# --- to_svg ------------------------------------------------------------------
+
+
+def _small_figure() -> Figure:
+    fig = Figure(figsize=(2, 1))
+    fig.add_subplot().plot([0, 1], [1, 0])
+    return fig
+
+
+def test_to_svg_is_the_same_bytes_every_time():
+    assert figures.to_svg(_small_figure()) == figures.to_svg(_small_figure())
+
+
+def test_to_svg_needs_no_font_and_writes_no_date():
+    fig = _small_figure()
+    fig.suptitle("clock")
+    svg = figures.to_svg(fig)
+    assert "<text" not in svg  # glyphs are paths
+    assert "<dc:date>" not in svg
+
+
+def test_to_svg_title_is_escaped_and_first_in_the_svg():
+    svg = figures.to_svg(_small_figure(), title='  PE(pos) & "M_k" <rotation>  ')
+    start = svg.index(">", svg.index("<svg")) + 1
+    assert svg[start:].lstrip().startswith('<title>PE(pos) &amp; "M_k" &lt;rotation&gt;</title>')
+    assert svg.count("<title>") == 1
+
+
+def test_to_svg_without_title_has_none():
+    assert "<title>" not in figures.to_svg(_small_figure())
+
+
+@pytest.mark.parametrize("blank", ["", "   "])
+def test_to_svg_refuses_a_blank_title(blank):
+    with pytest.raises(ValueError, match="accessible name"):
+        figures.to_svg(_small_figure(), title=blank)
 
 
 @pytest.mark.parametrize("name", ALL)

@@ -119,3 +119,63 @@ def test_search_finds_each_proposition_by_number_and_title(served_url, browser_c
             assert any(entry.url in href for href in found), (query, found[:8])
     finally:
         page.close()
+
+
+# ----------------------------------------------------------------------------
+# The light/dark toggle (overrides/partials/palette.html and its script)
+
+
+def _scheme(page) -> str:
+    return page.evaluate("document.body.getAttribute('data-md-color-scheme')")
+
+
+def test_dark_system_gets_the_dark_palette_before_any_script_file_runs(served_url, chromium):
+    # The palette is chosen by the inline script in the header, not by Material's
+    # bundle: with every script file blocked, a dark system still reads in slate.
+    context = chromium.new_context(color_scheme="dark")
+    context.route("**/*.js", lambda route: route.abort())
+    try:
+        page = context.new_page()
+        page.goto(served_url + "propositions/p08-shift-is-rotation/", wait_until="load")
+        assert _scheme(page) == "slate"
+        shown = page.locator("[data-posenc-palette] label:not([hidden])")
+        assert shown.count() == 1
+        assert shown.get_attribute("title") == "Switch to light mode"
+    finally:
+        context.close()
+
+
+def test_toggle_switches_the_palette_and_the_choice_is_kept(served_url, chromium):
+    context = chromium.new_context(color_scheme="light")
+    try:
+        page = context.new_page()
+        page.goto(served_url, wait_until="load")
+        assert _scheme(page) == "default"
+        page.locator("[data-posenc-palette] label:not([hidden])").click()
+        assert _scheme(page) == "slate"
+        assert page.evaluate("getComputedStyle(document.body).colorScheme") == "dark"
+        # Kept in Material's own place and format, so every page agrees.
+        page.goto(served_url + "glossary/", wait_until="load")
+        assert _scheme(page) == "slate"
+        assert (
+            page.locator("[data-posenc-palette] label:not([hidden])").get_attribute("title")
+            == "Switch to light mode"
+        )
+        # Keyboard: Enter on the focused option moves to the next palette.
+        page.locator("[data-posenc-palette] input:checked").focus()
+        page.keyboard.press("Enter")
+        assert _scheme(page) == "default"
+        page.reload(wait_until="load")
+        assert _scheme(page) == "default"
+    finally:
+        context.close()
+
+
+def test_the_js_class_is_set_before_the_body(site_dir):
+    # Material's script swaps no-js for js at the end of the page, restyling every
+    # element; the head does it first (overrides/main.html), so that swap is a no-op.
+    text = (site_dir / "index.html").read_text(encoding="utf-8")
+    head = text.split("<body", 1)[0]
+    assert '<html lang="en" class="no-js">' in head  # without JavaScript nothing changes
+    assert 'document.documentElement.classList.replace("no-js", "js")' in head
+    assert 'data-md-component="palette"' not in text  # Material's palette component is unused

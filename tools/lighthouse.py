@@ -2,6 +2,9 @@
 
 Usage: python tools/lighthouse.py [SITE_DIR]    (run by `make lighthouse`)
 
+Environment: POSENC_LIGHTHOUSE_PAGES=home,notebook scores only those pages;
+POSENC_LIGHTHOUSE_REPORTS=DIR keeps each page's full JSON report in DIR.
+
 The site is served with gzip from 127.0.0.1 (tools/serve.py); Lighthouse, from
 npm in tools/lighthouse/, drives Debian's Chromium. Targets (issue 6): 100 for
 accessibility, best practices and SEO, and at least 95 for performance.
@@ -43,8 +46,11 @@ def node() -> str:
     return os.environ.get("POSENC_NODE") or str(ROOT / ".venv" / "bin" / "node")
 
 
-def score(url: str) -> tuple[dict[str, int], list[str]]:
-    """Category scores (0..100) and the titles of failing audits that cost points."""
+def score(url: str, keep: Path | None = None) -> tuple[dict[str, int], list[str]]:
+    """Category scores (0..100) and the titles of failing audits that cost points.
+
+    The full JSON report is written to ``keep`` when it is given.
+    """
     cli = HERE / "lighthouse" / "node_modules" / "lighthouse" / "cli" / "index.js"
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "report.json"
@@ -67,6 +73,9 @@ def score(url: str) -> tuple[dict[str, int], list[str]]:
         if done.returncode != 0 or not out.is_file():
             raise RuntimeError(f"lighthouse failed on {url}: {done.stderr.strip()[-800:]}")
         report = json.loads(out.read_text())
+        if keep is not None:
+            keep.parent.mkdir(parents=True, exist_ok=True)
+            keep.write_text(json.dumps(report, indent=1))
     scores = {k: round(100 * (report["categories"][k]["score"] or 0)) for k in TARGETS}
     failing = []
     for key in TARGETS:
@@ -90,7 +99,8 @@ def main(argv: list[str]) -> int:
     try:
         print(f"{'page':<12} " + " ".join(f"{k:>15}" for k in TARGETS))
         for name, path in PAGES.items():
-            scores, failing = score(origin + path)
+            keep = os.environ.get("POSENC_LIGHTHOUSE_REPORTS")
+            scores, failing = score(origin + path, Path(keep) / f"{name}.json" if keep else None)
             met = all(scores[k] >= t for k, t in TARGETS.items())
             ok &= met
             print(

@@ -21,13 +21,11 @@
 # from the library.
 
 # %%
-import matplotlib
 import numpy as np
+from IPython.display import SVG
 
 import posenc
 
-matplotlib.rcParams["svg.hashsalt"] = "posenc"  # the same figure, byte for byte, every build
-# %config InlineBackend.figure_formats = ["svg"]
 np.set_printoptions(precision=6, suppress=True)
 
 # %% [markdown]
@@ -83,6 +81,8 @@ print(np.abs(M @ rows[0] - rows[7]).max(), np.abs(M @ rows[1000] - rows[1007]).m
 # %%
 from matplotlib.figure import Figure
 
+from posenc.figures import to_svg
+
 width = 128
 speeds = posenc.frequencies(width)
 offsets = np.unique(np.logspace(0, 5, 400).astype(int))  # (K,)
@@ -98,7 +98,8 @@ ax.set_xscale("log")
 ax.set_xlabel("offset k (positions)")
 ax.set_ylabel("distance between codes")
 ax.legend(frameon=False)
-fig
+# As SVG, with a title that becomes its alt text on the site.
+SVG(to_svg(fig, title="Distance between codes k apart, by third of the pairs"))
 
 # %% [markdown]
 # The fast third saturates at once: it already separates neighbours, and keeps

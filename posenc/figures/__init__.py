@@ -3,7 +3,7 @@
 Each ``fig_<slug>`` is a pure function that returns a new
 :class:`matplotlib.figure.Figure`. Nothing here uses pyplot, touches
 ``rcParams`` or writes a file: the site build renders the figure to SVG with
-its own deterministic settings. The first line of each docstring is the
+:func:`to_svg`, the same way for every figure. The first line of each docstring is the
 figure's default alt text.
 
 >>> fig = fig_shift_rotation(pair=0, width=8, pos=2, k=3)
@@ -20,6 +20,7 @@ sinusoidal code); Okabe and Ito 2008, *Color Universal Design* (the palette).
 
 from __future__ import annotations
 
+from ._svg import to_svg
 from .clocks import fig_clock_bank, fig_shift_rotation
 from .conventions import fig_floating_point, fig_library_conventions
 from .extrapolation import fig_seen_arcs
@@ -58,4 +59,5 @@ __all__ = [
     "fig_shift_rotation",
     "fig_similarity_offset",
     "fig_stack_equivariance",
+    "to_svg",
 ]
