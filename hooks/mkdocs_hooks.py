@@ -35,6 +35,7 @@ from hooks import (  # noqa: E402
     loading,
     notebooks,
     registry,
+    search_index,
     svg,
 )
 from proofs import runner  # noqa: E402
@@ -242,6 +243,11 @@ def _cli_help() -> str:
     from posenc import cli
 
     return cli_reference.markdown(cli._parser())
+
+
+def on_page_content(html, page, **_):
+    # Before Material's search plugin reads the page (on_page_context).
+    return search_index.exclude_boilerplate(html)
 
 
 def on_page_markdown(markdown, page, config, files, **_):

@@ -3,11 +3,20 @@
 Usage: python tools/lighthouse.py [SITE_DIR]    (run by `make lighthouse`)
 
 Environment: POSENC_LIGHTHOUSE_PAGES=home,notebook scores only those pages;
-POSENC_LIGHTHOUSE_REPORTS=DIR keeps each page's full JSON report in DIR.
+POSENC_LIGHTHOUSE_RUNS=N runs Lighthouse N times per page (default 5);
+POSENC_LIGHTHOUSE_REPORTS=DIR keeps each run's full JSON report in DIR.
 
 The site is served with gzip from 127.0.0.1 (tools/serve.py); Lighthouse, from
 npm in tools/lighthouse/, drives Debian's Chromium. Targets (issue 6): 100 for
 accessibility, best practices and SEO, and at least 95 for performance.
+
+One Lighthouse run is noisy: performance is simulated from a trace of one real
+page load, and on a two-core machine the first frame of a page is sometimes
+shown a second late (while the search worker builds its index), which the
+simulation turns into a late Largest Contentful Paint. As Lighthouse's own
+guidance on variability advises, each page is scored several times and judged
+by its median run (the run with the median performance score); every run's
+performance score is printed, so nothing is hidden.
 """
 
 from __future__ import annotations
@@ -91,22 +100,47 @@ def score(url: str, keep: Path | None = None) -> tuple[dict[str, int], list[str]
     return scores, failing
 
 
+def runs() -> int:
+    text = os.environ.get("POSENC_LIGHTHOUSE_RUNS", "5")
+    if not text.isdigit() or int(text) < 1:
+        raise SystemExit(f"POSENC_LIGHTHOUSE_RUNS must be a positive whole number, not {text!r}")
+    return int(text)
+
+
+Result = tuple[dict[str, int], list[str]]
+
+
+def median_run(results: list[Result]) -> Result:
+    """The run whose performance score is the median (the lower middle for an even count)."""
+    ordered = sorted(results, key=lambda result: result[0]["performance"])
+    return ordered[(len(ordered) - 1) // 2]
+
+
 def main(argv: list[str]) -> int:
     site = Path(argv[0]) if argv else ROOT / "site"
+    count = runs()
+    keep = os.environ.get("POSENC_LIGHTHOUSE_REPORTS")
     server = start(site)
     origin = f"http://127.0.0.1:{server.server_address[1]}/"
     ok = True
     try:
-        print(f"{'page':<12} " + " ".join(f"{k:>15}" for k in TARGETS))
+        print(f"median of {count} run(s) per page, mobile preset")
+        header = " ".join(f"{k:>15}" for k in TARGETS)
+        print(f"{'page':<12} {header}   performance of each run")
         for name, path in PAGES.items():
-            keep = os.environ.get("POSENC_LIGHTHOUSE_REPORTS")
-            scores, failing = score(origin + path, Path(keep) / f"{name}.json" if keep else None)
+            results = []
+            for number in range(1, count + 1):
+                report = Path(keep) / f"{name}-{number}.json" if keep else None
+                results.append(score(origin + path, report))
+            scores, failing = median_run(results)
             met = all(scores[k] >= t for k, t in TARGETS.items())
             ok &= met
+            each = " ".join(str(result[0]["performance"]) for result in results)
             print(
                 f"{name:<12} "
                 + " ".join(f"{scores[k]:>15}" for k in TARGETS)
-                + ("" if met else "  below target")
+                + f"   {each}"
+                + ("" if met else "   below target")
             )
             for line in failing:
                 print(f"{'':<12}   - {line}")
