@@ -5,7 +5,6 @@ Expected values come from the paper's formula evaluated here with :mod:`math`.
 
 from __future__ import annotations
 
-import io
 import math
 
 import matplotlib as mpl
@@ -15,14 +14,8 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 
+from posenc.figures import to_svg
 from posenc.figures.extrapolation import fig_seen_arcs
-
-
-def _svg(fig: Figure) -> bytes:
-    buffer = io.BytesIO()
-    with mpl.rc_context({"svg.hashsalt": "posenc-test", "svg.fonttype": "path"}):
-        fig.savefig(buffer, format="svg", metadata={"Date": None})
-    return buffer.getvalue()
 
 
 def _omega(i: int, width: int) -> float:
@@ -60,7 +53,7 @@ def test_docstring_first_line_is_alt_text():
 
 def test_svg_is_deterministic_and_global_state_untouched():
     before = dict(mpl.rcParams)
-    assert _svg(fig_seen_arcs()) == _svg(fig_seen_arcs())
+    assert to_svg(fig_seen_arcs()) == to_svg(fig_seen_arcs())
     assert dict(mpl.rcParams) == before
 
 

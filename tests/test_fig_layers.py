@@ -7,7 +7,6 @@ the causal weights and outputs from softmax over the keys j <= r.
 
 from __future__ import annotations
 
-import io
 import math
 import subprocess
 import sys
@@ -20,19 +19,12 @@ from matplotlib.image import AxesImage
 from matplotlib.patches import Rectangle
 
 from posenc import EncoderLayerParams
-from posenc.figures import layers
+from posenc.figures import layers, to_svg
 from posenc.figures.layers import fig_causal_mask_swap, fig_stack_equivariance
 from proofs import p04_dog_bites_man as toy_proof
 
 FIGURES = (fig_stack_equivariance, fig_causal_mask_swap)
 FIRST, SECOND = ("dog", "bites", "man"), ("man", "bites", "dog")
-
-
-def _svg(fig: Figure) -> bytes:
-    buffer = io.BytesIO()
-    with mpl.rc_context({"svg.hashsalt": "posenc-test", "svg.fonttype": "path"}):
-        fig.savefig(buffer, format="svg", metadata={"Date": None})
-    return buffer.getvalue()
 
 
 def _drawn(fig: Figure, gid: str) -> np.ndarray:
@@ -57,7 +49,7 @@ def test_white_page_width_figure_with_alt_text(make):
 @pytest.mark.parametrize("make", FIGURES)
 def test_svg_is_deterministic_and_global_state_untouched(make):
     before = dict(mpl.rcParams)
-    assert _svg(make()) == _svg(make())
+    assert to_svg(make()) == to_svg(make())
     assert dict(mpl.rcParams) == before
 
 

@@ -6,7 +6,6 @@ the figure's hand-made inputs and the paper's formula for the position code.
 
 from __future__ import annotations
 
-import io
 import math
 
 import matplotlib as mpl
@@ -15,7 +14,7 @@ import pytest
 from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
 
-from posenc.figures import mixing
+from posenc.figures import mixing, to_svg
 from posenc.figures.mixing import fig_score_terms, score_terms
 
 NAMES = ("content-content", "content-position", "position-content", "position-position")
@@ -23,13 +22,6 @@ NAMES = ("content-content", "content-position", "position-content", "position-po
 # The figure draws each value rounded to 10 decimals (so its SVG is the same bytes on
 # every build), so drawn values agree with the closed forms to 5e-11 each, 2e-10 summed.
 DRAWN = 3e-10
-
-
-def _svg(fig: Figure) -> bytes:
-    buffer = io.BytesIO()
-    with mpl.rc_context({"svg.hashsalt": "posenc-test", "svg.fonttype": "path"}):
-        fig.savefig(buffer, format="svg", metadata={"Date": None})
-    return buffer.getvalue()
 
 
 def _drawn(fig: Figure, gid: str) -> np.ndarray:
@@ -78,7 +70,7 @@ def test_docstring_first_line_is_alt_text():
 
 def test_svg_is_deterministic_and_global_state_untouched():
     before = dict(mpl.rcParams)
-    assert _svg(fig_score_terms()) == _svg(fig_score_terms())
+    assert to_svg(fig_score_terms()) == to_svg(fig_score_terms())
     assert dict(mpl.rcParams) == before
 
 

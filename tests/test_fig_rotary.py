@@ -6,7 +6,6 @@ rotation of one pair, and the score <q, R(n - m) k> written as a sum over pairs.
 
 from __future__ import annotations
 
-import io
 import math
 import subprocess
 import sys
@@ -20,17 +19,10 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 
 from posenc.figures import rotary as module
+from posenc.figures import to_svg
 from posenc.figures.rotary import fig_rotary_score
 
 OMEGA_1 = 10000.0 ** (-2.0 / 8)  # pair 1 of width 8: w_1 = base^(-2/d) = 0.1
-
-
-def _svg(fig: Figure) -> bytes:
-    """Render as the site build does: fixed hash salt, no date."""
-    buffer = io.BytesIO()
-    with mpl.rc_context({"svg.hashsalt": "posenc-test"}):
-        fig.savefig(buffer, format="svg", metadata={"Date": None})
-    return buffer.getvalue()
 
 
 def _by_gid(fig: Figure, kind: type, gid: str):
@@ -68,8 +60,8 @@ def test_page_width_white_and_alt_text():
 
 def test_svg_is_deterministic_and_global_state_untouched():
     before = dict(mpl.rcParams)
-    first, second = _svg(fig_rotary_score()), _svg(fig_rotary_score())
-    assert first == second and first.startswith(b"<?xml") and b"<dc:date>" not in first
+    first, second = to_svg(fig_rotary_score()), to_svg(fig_rotary_score())
+    assert first == second and first.startswith("<?xml") and "<dc:date>" not in first
     assert dict(mpl.rcParams) == before
 
 

@@ -7,7 +7,6 @@ paper's formula for the code, from the words of the proof file; the proof's
 
 from __future__ import annotations
 
-import io
 import math
 import subprocess
 import sys
@@ -19,18 +18,11 @@ from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
 from matplotlib.patches import Rectangle
 
-from posenc.figures import toy
+from posenc.figures import to_svg, toy
 from posenc.figures.toy import fig_dog_bites_man
 from proofs import p04_dog_bites_man as proof
 
 FIRST, SECOND = ("dog", "bites", "man"), ("man", "bites", "dog")
-
-
-def _svg(fig: Figure) -> bytes:
-    buffer = io.BytesIO()
-    with mpl.rc_context({"svg.hashsalt": "posenc-test", "svg.fonttype": "path"}):
-        fig.savefig(buffer, format="svg", metadata={"Date": None})
-    return buffer.getvalue()
 
 
 def _pe(pos: int, width: int = 4) -> list[float]:
@@ -88,7 +80,7 @@ def test_white_page_width_figure_with_alt_text():
 
 def test_svg_is_deterministic_and_global_state_untouched():
     before = dict(mpl.rcParams)
-    assert _svg(fig_dog_bites_man()) == _svg(fig_dog_bites_man())
+    assert to_svg(fig_dog_bites_man()) == to_svg(fig_dog_bites_man())
     assert dict(mpl.rcParams) == before
 
 

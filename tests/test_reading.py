@@ -6,7 +6,6 @@ import re
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from hooks import registry
 
@@ -92,17 +91,10 @@ def _search(page, served_url: str, query: str) -> list[str]:
     page.goto(served_url, wait_until="load")
     box = page.locator("input.md-search__input")
     box.click()  # the search field is in the header at desktop width
-    # The search worker builds its index after the page loads; on a busy machine the
-    # first query can come before it is ready, and is then not answered. Type again.
-    for attempt in range(4):
-        box.fill("")
-        box.fill(query)
-        try:
-            page.wait_for_selector(".md-search-result__item", timeout=10_000)
-            break
-        except PlaywrightTimeout:
-            if attempt == 3:
-                raise
+    # Typed key by key, as a reader types: Material reads the query on keyup (and
+    # once more when its index is ready), so setting the value alone is not seen.
+    box.press_sequentially(query)
+    page.wait_for_selector(".md-search-result__item", timeout=15_000)
     return page.eval_on_selector_all(
         ".md-search-result__item > a", "links => links.map(a => a.getAttribute('href'))"
     )

@@ -134,7 +134,7 @@ def test_home_lists_every_proposition_with_status(site, entries):
 
 
 def _copy_project(dest: Path) -> Path:
-    for name in ("docs", "proofs", "hooks", "posenc"):
+    for name in ("docs", "proofs", "hooks", "posenc", "overrides"):
         shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("mkdocs.yml", "pyproject.toml"):
         shutil.copy(ROOT / name, dest / name)
