@@ -3,15 +3,15 @@
 Expected values are computed here from closed forms (:mod:`math`) and, for the
 floating-point errors, from the PyTorch tutorial's formula written out in float32
 and mpmath at 30 digits; never from the code under test.
+
+Determinism, untouched rcParams and the absence of pyplot are checked for every
+figure at once, in test_figures.py.
 """
 
 from __future__ import annotations
 
 import math
-import subprocess
-import sys
 
-import matplotlib as mpl
 import mpmath
 import numpy as np
 import pytest
@@ -19,7 +19,6 @@ from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
 from matplotlib.lines import Line2D
 
-from posenc.figures import to_svg
 from posenc.figures.conventions import fig_floating_point, fig_library_conventions
 
 FIGURES = (fig_library_conventions, fig_floating_point)
@@ -49,20 +48,6 @@ def test_white_page_width_figure_with_alt_text(make):
     assert width == 7.0 and 3.5 <= height <= 5.5
     first = make.__doc__.strip().splitlines()[0]
     assert 30 <= len(first) <= 125 and first.endswith(".")
-
-
-@pytest.mark.parametrize("make", FIGURES)
-def test_svg_is_deterministic_and_global_state_untouched(make):
-    before = dict(mpl.rcParams)
-    first, second = to_svg(make()), to_svg(make())
-    assert dict(mpl.rcParams) == before
-    assert first == second
-    assert "<dc:date>" not in first
-
-
-def test_does_not_use_pyplot():
-    code = "import sys, posenc.figures.conventions; sys.exit('matplotlib.pyplot' in sys.modules)"
-    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
 
 
 # --- Proposition 13 ----------------------------------------------------------

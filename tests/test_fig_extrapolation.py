@@ -7,14 +7,12 @@ from __future__ import annotations
 
 import math
 
-import matplotlib as mpl
 import numpy as np
 import pytest
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 
-from posenc.figures import to_svg
 from posenc.figures.extrapolation import fig_seen_arcs
 
 
@@ -49,12 +47,6 @@ def test_white_page_width_figure():
 def test_docstring_first_line_is_alt_text():
     first = fig_seen_arcs.__doc__.strip().splitlines()[0]
     assert 30 <= len(first) <= 125 and first.endswith(".")
-
-
-def test_svg_is_deterministic_and_global_state_untouched():
-    before = dict(mpl.rcParams)
-    assert to_svg(fig_seen_arcs()) == to_svg(fig_seen_arcs())
-    assert dict(mpl.rcParams) == before
 
 
 @pytest.mark.parametrize(("width", "length"), [(64, 128), (32, 50), (128, 512)])

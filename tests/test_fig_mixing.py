@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import math
 
-import matplotlib as mpl
 import numpy as np
 import pytest
 from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
 
-from posenc.figures import mixing, to_svg
+from posenc.figures import mixing
 from posenc.figures.mixing import fig_score_terms, score_terms
 
 NAMES = ("content-content", "content-position", "position-content", "position-position")
@@ -66,12 +65,6 @@ def test_white_page_width_figure():
 def test_docstring_first_line_is_alt_text():
     first = fig_score_terms.__doc__.strip().splitlines()[0]
     assert 30 <= len(first) <= 125 and first.endswith(".")
-
-
-def test_svg_is_deterministic_and_global_state_untouched():
-    before = dict(mpl.rcParams)
-    assert to_svg(fig_score_terms()) == to_svg(fig_score_terms())
-    assert dict(mpl.rcParams) == before
 
 
 def test_added_panels_are_the_four_bilinear_terms():

@@ -2,15 +2,15 @@
 
 Expected values come from closed forms computed here with :mod:`math`: the
 rotation of one pair, and the score <q, R(n - m) k> written as a sum over pairs.
+
+Determinism, untouched rcParams and the absence of pyplot are checked for every
+figure at once, in test_figures.py.
 """
 
 from __future__ import annotations
 
 import math
-import subprocess
-import sys
 
-import matplotlib as mpl
 import numpy as np
 import pytest
 from matplotlib.figure import Figure
@@ -19,7 +19,6 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 
 from posenc.figures import rotary as module
-from posenc.figures import to_svg
 from posenc.figures.rotary import fig_rotary_score
 
 OMEGA_1 = 10000.0 ** (-2.0 / 8)  # pair 1 of width 8: w_1 = base^(-2/d) = 0.1
@@ -56,18 +55,6 @@ def test_page_width_white_and_alt_text():
     assert width == 7.0 and 3.5 <= height <= 5.5
     first = fig_rotary_score.__doc__.strip().splitlines()[0]
     assert 30 <= len(first) <= 125 and first.endswith(".")
-
-
-def test_svg_is_deterministic_and_global_state_untouched():
-    before = dict(mpl.rcParams)
-    first, second = to_svg(fig_rotary_score()), to_svg(fig_rotary_score())
-    assert first == second and first.startswith("<?xml") and "<dc:date>" not in first
-    assert dict(mpl.rcParams) == before
-
-
-def test_does_not_use_pyplot():
-    code = "import sys, posenc.figures.rotary; sys.exit('matplotlib.pyplot' in sys.modules)"
-    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
 
 
 @pytest.mark.parametrize(

@@ -110,7 +110,9 @@ def test_docstring_first_line_is_alt_text(name):
 @pytest.mark.parametrize("name", ALL)
 def test_svg_is_deterministic(name):
     make = getattr(figures, name)
+    before = dict(mpl.rcParams)
     first, second = figures.to_svg(make()), figures.to_svg(make())
+    assert dict(mpl.rcParams) == before
     assert first == second
     assert first.startswith("<?xml")
     assert "<dc:date>" not in first
