@@ -26,11 +26,6 @@ _HEAD = re.compile(
     r"(<script>\s*\(function \(global, factory\).*?)(<div class=\"jupyter-wrapper\">)", re.S
 )
 _UNWANTED = (
-    re.compile(r'<script src="">\s*</script>'),
-    re.compile(r'<script type="text/x-mathjax-config">.*?</script>', re.S),
-    re.compile(
-        r'<script type="module">(?:(?!</script>).)*?https://cdn(?:(?!</script>).)*</script>', re.S
-    ),
     # The copy button of each code cell and the hidden copy of its source:
     # Material's own copy button serves the code blocks made below.
     re.compile(r'<div class="zeroclipboard-container">.*?</clipboard-copy>\s*</div>\n?', re.S),
