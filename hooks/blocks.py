@@ -22,7 +22,10 @@ KIND_WORDS = {
     "identity": "identity: proven symbolically for all allowed values",
     "instances": "instances: proven symbolically for each member of a finite family",
     "exact": "exact: exact integer or rational arithmetic",
-    "numeric": "numeric: sampled in floating point, tolerance stated",
+    "numeric": "numeric: sampled in floating point, samples counted, tolerance stated",
+    "definition": "definition: both sides are the same expression as written; "
+    "it restates a definition and is not counted as evidence",
+    "crash": "crash: the proof raised an exception before its next check",
 }
 
 
@@ -79,21 +82,44 @@ def statement_box(entry: Proposition) -> str:
     )
 
 
+def figure_alts(markdown: str, entry: Proposition) -> str:
+    """Each figure of the page gets the alt text of its registry entry.
+
+    The front matter's ``alt`` is the one description of a figure: it is what
+    a screen reader hears, and its numbers are bound like the rest of the page.
+    """
+    for figure in entry.figures:
+        pattern = re.compile(r"!\[[^\]]*\]\(((?:\.\./)*figures/" + re.escape(figure.name) + r"\.svg)\)")
+        alt = figure.alt.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+        alt = " ".join(alt.split())
+        markdown = pattern.sub(lambda m, a=alt: f"![{a}]({m.group(1)})", markdown)
+    return markdown
+
+
 def status_line(entry: Proposition, result: Any, state: str) -> str:
     """The verification record: outcome, evidence, hash, versions, date, time."""
     if result is None:
         return '!!! failure "Not verified: the proof was not run in this build."\n'
     kinds = ", ".join(result.kinds)
-    passed = sum(c["passed"] for c in result.checks)
+    passed = sum(c["passed"] for c in result.evidence)
     refuted = sum(m["refuted"] for m in result.misreadings)
+    definitions = len(result.definitions)
+    restated = (
+        f" {definitions} definition{'s' if definitions != 1 else ''} restated, "
+        "not counted as evidence."
+        if definitions
+        else ""
+    )
+    crashed = sum(c["kind"] == "crash" for c in result.checks)
     versions = result.versions
     kind = "success" if result.passed else "failure"
     title = state[0].upper() + state[1:]
     lines = [
         f'!!! {kind} "{title}"',
         "",
-        f"    {passed} of {len(result.checks)} checks passed ({kinds}); "
-        f"{refuted} of {len(result.misreadings)} misreadings refuted.",
+        f"    {passed} of {len(result.evidence)} checks passed ({kinds}); "
+        f"{refuted} of {len(result.misreadings)} misreadings refuted.{restated}"
+        + (f" The proof crashed ({crashed})." if crashed else ""),
         f"    Proof file `{result.file}`, SHA-256 `{result.sha256[:16]}`; "
         f"Python {versions['python']}, SymPy {versions['sympy']}, NumPy {versions['numpy']}, "
         f"mpmath {versions['mpmath']}; run {result.date[:10]}, {result.seconds:.1f} s.",
@@ -120,15 +146,20 @@ def checks_table(result: Any) -> str:
     rows = ["| Claim | Evidence | Scope | Result | Time |", "|---|---|---|---|--:|"]
     for check in result.checks:
         outcome = "passed" if check["passed"] else "**FAILED**"
+        if check["kind"] == "definition":
+            outcome = "definition, not evidence"
+        elif check["kind"] == "crash":
+            outcome = "**CRASHED**"
         rows.append(
             f"| {_cell(check['claim'])} | `{check['kind']}` | {_cell(check['scope'])} "
             f"| {outcome}: {_cell(check['detail'])} | {check['seconds']:.2f}&nbsp;s |"
         )
-    legend = "; ".join(KIND_WORDS[k] for k in result.kinds)
+    shown = sorted({c["kind"] for c in result.checks})
+    legend = "; ".join(KIND_WORDS[k] for k in shown)
     table = "\n".join(rows)
     return (
         f'<div class="posenc-checks" markdown>\n\n{table}\n\n</div>\n\n'
-        f"Evidence kinds used here: {legend}.\n"
+        f"What the kinds in this table mean: {legend}.\n"
     )
 
 

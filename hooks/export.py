@@ -39,6 +39,8 @@ def proposition_record(
         "retired": entry.retired,
         "checks": [],
         "misreadings": [],
+        "quantities": [],
+        "inputs": {},
         "proof": None,
         "sources": [
             {"key": key, **{f: sources[key][f] for f in ("authors", "title", "year", "url")}}
@@ -46,8 +48,13 @@ def proposition_record(
         ],
     }
     if result is not None:
-        fields = ("claim", "kind", "scope", "passed", "detail")
-        record["checks"] = [{k: c[k] for k in fields} for c in result.checks]
+        fields = ("number", "claim", "kind", "scope", "passed", "detail", "samples")
+        record["checks"] = [
+            {k: c.get(k, i + 1 if k == "number" else None) for k in fields}
+            for i, c in enumerate(result.checks)
+        ]
+        record["quantities"] = list(result.quantities)
+        record["inputs"] = dict(result.inputs)
         record["misreadings"] = [
             {k: m[k] for k in ("claim", "refuted", "kind", "counterexample")}
             for m in result.misreadings

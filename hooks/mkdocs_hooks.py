@@ -26,6 +26,7 @@ if str(ROOT) not in sys.path:  # MkDocs loads this file by path, not as part of 
 
 from hooks import (  # noqa: E402
     a11y,
+    bind,
     blocks,
     cite,
     cli_reference,
@@ -54,6 +55,7 @@ class Build:
     site_url: str
     docs: str
     by_page: dict[str, registry.Proposition] = field(default_factory=dict)
+    values: dict[int, dict[str, bind.Value]] = field(default_factory=dict)
     renderer: katex.KatexRenderer | None = None
     has_bibliography: bool = False
 
@@ -97,9 +99,21 @@ def on_config(config, **_):
     )
     if unknown:
         raise PluginError("posenc: sources not in docs/sources.yml: " + "; ".join(unknown))
+    values = bind.table(results)
+    try:
+        findings = bind.lint_site(docs, ROOT, results)
+    except bind.BindError as exc:
+        raise PluginError(f"posenc: {exc}") from exc
+    if findings:
+        raise PluginError(
+            f"posenc: {len(findings)} number(s) on the pages are not bound to a check:\n  "
+            + "\n  ".join(str(f) for f in findings)
+        )
+    entries = {n: bind.render_entry(e, values) for n, e in entries.items()}
     version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
     config.extra["posenc_version"] = version
     STATE["build"] = Build(
+        values=values,
         registry=entries,
         results=results,
         sources=sources,
@@ -212,7 +226,9 @@ def _printable(build: Build, base: str) -> str:
         source = (Path(build.docs) / entry.page).read_text(encoding="utf-8")
         _, body = registry.front_matter(source)
         body = blocks.numbered_title(body, entry)
-        parts.append(blocks.demote(blocks.fill(body, proposition_blocks(build, entry, base))))
+        body = blocks.fill(body, proposition_blocks(build, entry, base))
+        body = blocks.figure_alts(bind.render(body, build.values, entry.number), entry)
+        parts.append(blocks.demote(body))
     return "\n\n".join(parts)
 
 
@@ -255,9 +271,12 @@ def on_page_markdown(markdown, page, config, files, **_):
     src = page.file.src_uri
     base = _relative_root(src)
     found = set(blocks.MARKER_RE.findall(markdown))
-    if not found:
-        return markdown
     entry = build.by_page.get(src)
+    own = entry.number if entry is not None else None
+    if isinstance(page.meta.get("description"), str):
+        page.meta["description"] = bind.render(page.meta["description"], build.values, own, plain=True)
+    if not found:
+        return bind.render(markdown, build.values, own)
     # Raw HTML links are not rewritten by MkDocs: they go from the page's URL.
     url_base = "../" * page.url.count("/")
     generated = common_blocks(build, base, src, url_base)
@@ -266,7 +285,8 @@ def on_page_markdown(markdown, page, config, files, **_):
         # Found first by search, and titled by its permanent number.
         page.meta.setdefault("search", {}).setdefault("boost", 4)
         markdown = blocks.numbered_title(markdown, entry)
-    return blocks.fill(markdown, generated)
+    markdown = bind.render(blocks.fill(markdown, generated), build.values, own)
+    return blocks.figure_alts(markdown, entry) if entry is not None else markdown
 
 
 def on_post_page(output, page, config, **_):

@@ -15,11 +15,11 @@ def _progress(stream):
         if result is None:
             print(f"{label} ({path.name}) ...", file=stream, flush=True)
             return
-        checks = sum(c["passed"] for c in result.checks)
+        checks = sum(c["passed"] for c in result.evidence)
         refuted = sum(m["refuted"] for m in result.misreadings)
         how = "cached" if result.cached else f"{result.seconds:.1f} s"
         print(
-            f"{label}: {result.status}, {checks}/{len(result.checks)} checks, "
+            f"{label}: {result.status}, {checks}/{len(result.evidence)} checks, "
             f"{refuted}/{len(result.misreadings)} misreadings refuted ({how})",
             file=stream,
             flush=True,
@@ -32,12 +32,22 @@ def _progress(stream):
 
 def table(results: list[runner.Result]) -> str:
     """A plain-text table: one row per proposition."""
-    head = ("N", "Proposition", "Checks", "Misreadings", "Evidence", "Time", "Status")
+    head = (
+        "N",
+        "Proposition",
+        "Checks",
+        "Definitions",
+        "Misreadings",
+        "Evidence",
+        "Time",
+        "Status",
+    )
     rows = [
         (
             str(r.number),
             r.title,
-            f"{sum(c['passed'] for c in r.checks)}/{len(r.checks)}",
+            f"{sum(c['passed'] for c in r.evidence)}/{len(r.evidence)}",
+            str(len(r.definitions)),
             f"{sum(m['refuted'] for m in r.misreadings)}/{len(r.misreadings)} refuted",
             ", ".join(r.kinds) or "-",
             f"{r.seconds:.1f} s",

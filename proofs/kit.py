@@ -14,22 +14,51 @@ evidence every check is:
 ``exact``
     exact integer or rational arithmetic on stated inputs;
 ``numeric``
-    floating-point sampling, with the tolerance stated.
+    floating-point sampling, with the tolerance stated and the samples
+    counted (a check that looked at no sample fails).
+
+Two more kinds of row are not evidence:
+
+``definition``
+    the two sides are the same expression as written (SymPy's automatic
+    evaluation already makes the difference 0): the check restates a
+    definition and is never counted as proof;
+``crash``
+    the proof raised before the next check; the row names the exception
+    and the line, and fails the proof.
 
 A refutation is never "the simplifier gave up": it is a concrete witness at
-which the false claim's two sides differ, evaluated exactly or at 50 digits.
+which the false claim's two sides differ by more than a stated margin,
+evaluated exactly or at 50 digits.
+
+A proof also states the quantities its page shows (:meth:`Recorder.quantity`):
+a name, the value this run computed, how it is shown (:class:`Show`) and the
+check that establishes it. Pages name quantities; they never type them.
 """
 
 from __future__ import annotations
 
+import math
+import re
 import time
+import traceback
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
+from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
+import numpy as np
 import sympy as sp
 
+from proofs.numbers import Show, render
+
+#: The kinds of evidence a check can be.
 KINDS = ("identity", "instances", "exact", "numeric")
+#: Rows that are recorded but are not evidence.
+NOT_EVIDENCE = ("definition", "crash")
+#: A quantity's name: lower case, digits and underscores, starting with a letter.
+NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 
 #: Digits used to evaluate a witness that is not an exact rational.
 WITNESS_DIGITS = 50
@@ -47,9 +76,36 @@ class Check:
     passed: bool
     detail: str
     seconds: float
+    samples: int | None = None  # numeric checks: how many values were looked at
+    number: int = 0  # 1-based position in the proof's table
+
+    def __bool__(self) -> bool:
+        return self.passed
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@dataclass
+class Quantity:
+    """A number a page states: its name, this run's value, how it is shown, and its check."""
+
+    name: str
+    value: Fraction | float
+    show: Show
+    check: int  # the number of the check that establishes it
+
+    def as_dict(self) -> dict[str, Any]:
+        exact = isinstance(self.value, Fraction)
+        return {
+            "name": self.name,
+            "value": str(self.value) if exact else repr(float(self.value)),
+            "exact": exact,
+            "show": self.show.as_dict(),
+            "text": render(self.value, self.show, "text"),
+            "tex": render(self.value, self.show, "tex"),
+            "check": self.check,
+        }
 
 
 @dataclass
@@ -82,12 +138,16 @@ class Misreading:
 
 # -- reducing a difference to zero -------------------------------------------------
 
+#: The first entry is not a reduction: a difference that is already 0 as built
+#: means the two sides were the same expression, and the check is a definition.
+AS_WRITTEN = "cancels as written"
 _REDUCERS: tuple[tuple[str, Callable[[sp.Expr], sp.Expr]], ...] = (
-    ("cancels as written", lambda e: e),
-    ("expand", sp.expand),
-    ("simplify", sp.simplify),
-    ("expand_trig + simplify", lambda e: sp.simplify(sp.expand_trig(e))),
-    ("rewrite(exp) + simplify", lambda e: sp.simplify(sp.expand(e.rewrite(sp.exp)))),
+    (AS_WRITTEN, lambda e: e),
+    ("evaluate (doit)", lambda e: e.doit()),
+    ("expand", lambda e: sp.expand(e.doit())),
+    ("simplify", lambda e: sp.simplify(e.doit())),
+    ("expand_trig + simplify", lambda e: sp.simplify(sp.expand_trig(e.doit()))),
+    ("rewrite(exp) + simplify", lambda e: sp.simplify(sp.expand(e.doit().rewrite(sp.exp)))),
 )
 
 
@@ -109,25 +169,77 @@ def reduce_to_zero(difference: Any) -> str | None:
     return _REDUCERS[hardest][0]
 
 
-def _witness_value(value: Any) -> tuple[bool, str, str]:
-    """Decide whether a concrete value is nonzero: (nonzero, kind, shown value)."""
-    entries = list(value) if isinstance(value, sp.MatrixBase) else [value]
-    shown = []
-    nonzero = False
-    kind = "exact"
-    for entry in entries:
-        entry = sp.nsimplify(entry) if isinstance(entry, float) else sp.sympify(entry)
+def _entries(value: Any) -> list[Any]:
+    if isinstance(value, sp.MatrixBase):
+        return list(value)
+    if isinstance(value, np.ndarray):
+        return value.ravel().tolist()
+    return [value]
+
+
+def _witness_value(value: Any) -> tuple[str, sp.Rational | sp.Float, str]:
+    """A concrete difference: (kind, largest |entry|, shown value).
+
+    Rational entries are exact; a float is its exact binary value, but it came
+    from floating point, so the witness is ``numeric``; anything else (pi,
+    sqrt(2), sin(1)) is evaluated at 50 digits.
+    """
+    shown, largest, kind = [], sp.Integer(0), "exact"
+    for entry in _entries(value):
+        if isinstance(entry, float | np.floating):
+            if not math.isfinite(float(entry)):
+                raise ValueError(f"a witness must be finite, got {entry!r}")
+            kind = "numeric"
+            entry = sp.Rational(float(entry))
+        entry = sp.sympify(entry)
         if entry.free_symbols:
             raise ValueError(f"a witness must be concrete, got free symbols {entry.free_symbols}")
         if entry.is_Rational:
-            shown.append(str(entry))
-            nonzero = nonzero or entry != 0
-            continue
-        kind = "numeric"
-        approx = sp.N(entry, WITNESS_DIGITS)
-        shown.append(sp.N(entry, 6).__str__())
-        nonzero = nonzero or abs(approx) > WITNESS_FLOOR
-    return nonzero, kind, ", ".join(shown)
+            size = abs(entry)
+            shown.append(str(entry) if kind == "exact" else str(sp.N(entry, 6)))
+        else:
+            kind = "numeric"
+            size = abs(sp.N(entry, WITNESS_DIGITS))
+            shown.append(str(sp.N(entry, 6)))
+        largest = max(largest, size)
+    return kind, largest, ", ".join(shown)
+
+
+def _location(exc: BaseException) -> str:
+    """'file.py:123 in name' for the innermost frame inside a proof file."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if "/proofs/" in f.filename]
+    frames = frames or traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return ""
+    frame = frames[-1]
+    return f"{Path(frame.filename).name}:{frame.lineno} in {frame.name}"
+
+
+def _as_number(value: Any) -> Fraction | float:
+    """A quantity's value: exact (int, Fraction, SymPy rational) or a float."""
+    if isinstance(value, bool):
+        raise TypeError("a quantity is a number, not a bool")
+    if isinstance(value, int | np.integer):
+        return Fraction(int(value))
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, sp.Rational):
+        return Fraction(int(value.p), int(value.q))
+    if isinstance(value, float | np.floating | sp.Float):
+        number = float(value)
+        if not math.isfinite(number):
+            raise ValueError(f"a quantity must be finite, got {number!r}")
+        return number
+    raise TypeError(
+        f"a quantity must be an integer, a rational or a float, got {type(value).__name__}; "
+        "evaluate a SymPy expression with sp.N first"
+    )
+
+
+def _show(value: Fraction | float) -> str:
+    if isinstance(value, Fraction):
+        return _short(sp.Rational(value.numerator, value.denominator))
+    return f"{value:.6g}"
 
 
 # -- the recorder ------------------------------------------------------------------
@@ -135,65 +247,275 @@ def _witness_value(value: Any) -> tuple[bool, str, str]:
 
 @dataclass
 class Recorder:
-    """Collects the checks of one proof, in order, with the time each step took."""
+    """Collects the checks and quantities of one proof, in order, with timings."""
 
     checks: list[Check] = field(default_factory=list)
+    quantities: dict[str, Quantity] = field(default_factory=dict)
     _last: float = field(default_factory=time.perf_counter)
 
-    def _record(self, claim: str, kind: str, scope: str, passed: bool, detail: str) -> bool:
-        if kind not in KINDS:
+    def _record(
+        self,
+        claim: str,
+        kind: str,
+        scope: str,
+        passed: bool,
+        detail: str,
+        *,
+        samples: int | None = None,
+    ) -> Check:
+        if kind not in KINDS + NOT_EVIDENCE:
             raise ValueError(f"evidence kind must be one of {KINDS}, got {kind!r}")
         if not scope:
             raise ValueError("every check must state its scope")
         now = time.perf_counter()
-        self.checks.append(Check(claim, kind, scope, bool(passed), detail, now - self._last))
+        check = Check(
+            claim,
+            kind,
+            scope,
+            bool(passed),
+            detail,
+            now - self._last,
+            samples=samples,
+            number=len(self.checks) + 1,
+        )
+        self.checks.append(check)
         self._last = now
-        return bool(passed)
+        return check
 
-    def identity(self, claim: str, difference: Any, *, scope: str) -> bool:
-        """Record that ``difference`` reduces to zero for all allowed values."""
+    def _bind(self, check: Check, quantity: str | None, value: Any, show: Show | None) -> Check:
+        if quantity is not None:
+            self.quantity(quantity, value, show=show or Show(), by=check)
+        elif show is not None:
+            raise ValueError("show= only goes with quantity=")
+        return check
+
+    # -- symbolic --------------------------------------------------------------
+
+    def identity(self, claim: str, difference: Any, *, scope: str) -> Check:
+        """Record that ``difference`` (lhs - rhs) reduces to zero for all allowed values.
+
+        A difference that is zero as built (the two sides were the same
+        expression before any simplification) is recorded as a ``definition``.
+        To prove something SymPy would evaluate on sight, build it unevaluated
+        (``sp.Derivative``, ``sp.Subs``, ``evaluate=False``): the kit then
+        evaluates it with ``doit`` and says so.
+        """
         how = reduce_to_zero(difference)
+        if how == AS_WRITTEN:
+            detail = "the two sides are the same expression as written: a definition, not a proof"
+            return self._record(claim, "definition", scope, True, detail)
         detail = f"difference reduces to 0 ({how})" if how else "difference did not reduce to 0"
         return self._record(claim, "identity", scope, how is not None, detail)
 
-    def instances(self, claim: str, cases: Iterable[tuple[str, Any]], *, scope: str) -> bool:
+    def instances(self, claim: str, cases: Iterable[tuple[str, Any]], *, scope: str) -> Check:
         """Record that each ``(label, difference)`` of a finite family reduces to zero."""
-        count = 0
+        count, written = 0, 0
         for label, difference in cases:
             count += 1
-            if reduce_to_zero(difference) is None:
+            how = reduce_to_zero(difference)
+            if how is None:
                 return self._record(
                     claim,
                     "instances",
                     scope,
                     False,
                     f"case {label}: difference did not reduce to 0",
+                    samples=count,
                 )
+            written += how == AS_WRITTEN
         if count == 0:
-            return self._record(claim, "instances", scope, False, "the family was empty")
-        return self._record(claim, "instances", scope, True, f"{count} cases, each reduces to 0")
+            return self._record(
+                claim, "instances", scope, False, "the family was empty", samples=0
+            )
+        if written == count:
+            detail = (
+                f"{count} cases, each the same expression on both sides as written: "
+                "a definition, not a proof"
+            )
+            return self._record(claim, "definition", scope, True, detail, samples=count)
+        return self._record(
+            claim, "instances", scope, True, f"{count} cases, each reduces to 0", samples=count
+        )
 
-    def exact(self, claim: str, lhs: Any, rhs: Any, *, scope: str, relation: str = "==") -> bool:
-        """Record an exact comparison of integers or rationals (``==``, ``<`` or ``<=``)."""
+    # -- exact -----------------------------------------------------------------
+
+    def exact(
+        self,
+        claim: str,
+        lhs: Any,
+        rhs: Any,
+        *,
+        scope: str,
+        relation: str = "==",
+        quantity: str | None = None,
+        show: Show | None = None,
+    ) -> Check:
+        """Record an exact comparison of integers or rationals (``==``, ``<``, ``>``, ...).
+
+        With ``quantity=``, ``lhs`` (the computed side) becomes that quantity.
+        """
         for side in (lhs, rhs):
-            if isinstance(side, float):
+            if isinstance(side, float | np.floating):
                 raise TypeError("exact checks take integers or rationals, not floats")
         lhs_, rhs_ = sp.Rational(lhs), sp.Rational(rhs)
-        holds = {"==": lhs_ == rhs_, "<": lhs_ < rhs_, "<=": lhs_ <= rhs_}[relation]
-        detail = (
-            f"{_short(lhs_)} {relation} {_short(rhs_)}"
-            if holds
-            else (f"false: {_short(lhs_)} {relation} {_short(rhs_)}")
-        )
-        return self._record(claim, "exact", scope, bool(holds), detail)
+        relations = {
+            "==": lhs_ == rhs_,
+            "<": lhs_ < rhs_,
+            "<=": lhs_ <= rhs_,
+            ">": lhs_ > rhs_,
+            ">=": lhs_ >= rhs_,
+        }
+        if relation not in relations:
+            raise ValueError(f"relation must be one of {tuple(relations)}, got {relation!r}")
+        holds = bool(relations[relation])
+        shown = f"{_short(lhs_)} {relation} {_short(rhs_)}"
+        check = self._record(claim, "exact", scope, holds, shown if holds else f"false: {shown}")
+        return self._bind(check, quantity, lhs_, show)
 
-    def numeric(self, claim: str, error: float, *, tol: float, scope: str) -> bool:
-        """Record a sampled floating-point check: the largest ``error`` found vs ``tol``."""
-        error = float(error)
-        passed = error <= tol
-        return self._record(
-            claim, "numeric", scope, passed, f"largest error {error:.3g} (tolerance {tol:.0e})"
-        )
+    # -- numeric ---------------------------------------------------------------
+
+    def numeric(
+        self,
+        claim: str,
+        errors: Any,
+        *,
+        tol: float,
+        scope: str,
+        samples: int | None = None,
+        quantity: str | None = None,
+        show: Show | None = None,
+    ) -> Check:
+        """Record a sampled floating-point check: the largest of ``errors`` against ``tol``.
+
+        ``errors`` is every error looked at (a sequence or array), so the
+        kit counts them; a single number needs ``samples=`` (how many values it
+        is the largest of). No sample, or a NaN, fails the check. With
+        ``quantity=``, the largest error becomes that quantity.
+        """
+        if np.ndim(errors) == 0:
+            if samples is None:
+                raise ValueError(
+                    "a single error needs samples=: how many values it is the largest of"
+                )
+            values = np.array([float(errors)]) if samples else np.array([])
+        else:
+            values = np.abs(np.asarray(errors, dtype=np.float64).ravel())
+            if samples is not None and samples != values.size:
+                raise ValueError(f"samples={samples}, but {values.size} errors were given")
+            samples = int(values.size)
+        if samples == 0 or values.size == 0:
+            check = self._record(
+                claim, "numeric", scope, False, "no samples: nothing was checked", samples=0
+            )
+            return check
+        if not np.all(np.isfinite(values)):
+            bad = int(np.sum(~np.isfinite(values)))
+            return self._record(
+                claim,
+                "numeric",
+                scope,
+                False,
+                f"{bad} of {samples} errors are not finite",
+                samples=samples,
+            )
+        largest = float(values.max())
+        detail = f"largest error {largest:.3g} over {samples} samples (tolerance {tol:.0e})"
+        check = self._record(claim, "numeric", scope, largest <= tol, detail, samples=samples)
+        return self._bind(check, quantity, largest, show)
+
+    def band(
+        self,
+        claim: str,
+        value: Any,
+        *,
+        low: Any,
+        high: Any,
+        scope: str,
+        samples: int | None = None,
+        quantity: str | None = None,
+        show: Show | None = None,
+    ) -> Check:
+        """Record that ``value`` lies in ``[low, high]``: an "about" checked from both sides.
+
+        An exact value (int, rational) is compared exactly; a float is
+        ``numeric`` and needs ``samples=``, the number of values it summarises
+        (1 for a single computed number).
+        """
+        number = _as_number(value)
+        if not low <= high:
+            raise ValueError(f"the band is empty: low {low!r} > high {high!r}")
+        inside = Fraction(low) <= Fraction(number) <= Fraction(high)
+        if isinstance(number, Fraction):
+            kind, samples = "exact", None
+        else:
+            kind = "numeric"
+            if samples is None:
+                raise ValueError("a measured value needs samples=: how many values it summarises")
+            if samples < 1:
+                return self._record(
+                    claim, kind, scope, False, "no samples: nothing was measured", samples=0
+                )
+        shown = f"{_show(number)} in [{_show(_as_number(low))}, {_show(_as_number(high))}]"
+        detail = shown if inside else f"outside the band: {shown}"
+        check = self._record(claim, kind, scope, inside, detail, samples=samples)
+        return self._bind(check, quantity, number, show)
+
+    def rounds_to(
+        self,
+        claim: str,
+        value: Any,
+        shown: str,
+        *,
+        show: Show,
+        scope: str,
+        samples: int | None = None,
+        quantity: str | None = None,
+    ) -> Check:
+        """Record that ``value`` shown under ``show`` reads exactly ``shown``.
+
+        This is how a figure quoted by a source (FACTS' "1.036633") is
+        checked against the run: both sides of the rounding at once.
+        """
+        number = _as_number(value)
+        got = render(number, show, "text")
+        kind = "exact" if isinstance(number, Fraction) else "numeric"
+        if kind == "numeric" and samples is None:
+            samples = 1
+        holds = got == shown
+        detail = f"{_show(number)} shows as {got}" + ("" if holds else f", not {shown}")
+        check = self._record(claim, kind, scope, holds, detail, samples=samples)
+        return self._bind(check, quantity, number, show)
+
+    # -- quantities and crashes --------------------------------------------------
+
+    def quantity(self, name: str, value: Any, *, show: Show, by: Check) -> Quantity:
+        """State a quantity of the page: ``value`` as this run computed it, shown by ``show``.
+
+        ``by`` is the check that establishes it; it must be a check of this proof.
+        """
+        if not isinstance(name, str) or not NAME_RE.match(name):
+            raise ValueError(f"a quantity name is lower_case_with_digits, got {name!r}")
+        if name in self.quantities:
+            raise ValueError(f"quantity {name!r} is stated twice")
+        if not isinstance(by, Check) or not any(c is by for c in self.checks):
+            raise ValueError(f"quantity {name!r}: by= must be a check recorded by this proof")
+        if by.kind in NOT_EVIDENCE:
+            raise ValueError(f"quantity {name!r}: a {by.kind} establishes nothing")
+        if not isinstance(show, Show):
+            raise TypeError(f"quantity {name!r}: show= must be a Show")
+        number = _as_number(value)
+        render(number, show)  # fails now, in the proof, if the rule cannot show it
+        quantity = Quantity(name, number, show, by.number)
+        self.quantities[name] = quantity
+        return quantity
+
+    def crash(self, exc: BaseException) -> Check:
+        """Record that the proof raised: the row names the exception and where."""
+        after = f" after check {self.checks[-1].number}" if self.checks else " before any check"
+        where = _location(exc)
+        detail = "".join(traceback.format_exception_only(exc)).strip()
+        detail += f" at {where}" if where else ""
+        return self._record(f"the proof crashed{after}", "crash", "the proof", False, detail)
 
 
 @dataclass
@@ -202,16 +524,35 @@ class Witness:
 
     found: list[tuple[bool, str, str]] = field(default_factory=list)
 
-    def differs(self, lhs: Any, rhs: Any, *, at: str) -> None:
-        """The misreading says ``lhs == rhs``; show they differ at the point ``at``.
+    def differs(self, lhs: Any, rhs: Any, *, at: str, margin: Any, by: str = "") -> None:
+        """The misreading says ``lhs == rhs``; show they differ by more than ``margin``.
 
-        ``lhs`` and ``rhs`` must already be evaluated at that point (concrete
-        numbers or matrices). The difference is evaluated exactly when rational,
-        otherwise at 50 digits.
+        ``lhs`` and ``rhs`` must already be evaluated at the point ``at``
+        (concrete numbers or matrices). The largest entry of the difference
+        must exceed ``margin``: a stated size that a correct value could not
+        reach (``by`` says what it is, e.g. "100 float32 ulp"). ``margin=0``
+        is allowed only for an exact difference, against a claim of exact
+        equality.
         """
         diff = (sp.Matrix(lhs) - sp.Matrix(rhs)) if _is_matrix(lhs) else sp.sympify(lhs) - rhs
-        nonzero, kind, shown = _witness_value(diff)
-        self.found.append((nonzero, kind, f"at {at}: difference = {shown}"))
+        kind, largest, shown = _witness_value(diff)
+        limit = sp.Rational(margin)
+        if limit < 0:
+            raise ValueError(f"a margin is a size, got {margin!r}")
+        if kind == "numeric" and limit <= WITNESS_FLOOR:
+            raise ValueError(
+                "a numeric witness needs a margin above 1e-30: a value that is merely "
+                "nonzero in floating point contradicts nothing"
+            )
+        label = f" ({by})" if by else ""
+        held = largest > limit if limit else largest != 0
+        if limit:
+            verdict = f"|difference| = {sp.N(largest, 3)} > {sp.N(limit, 3)}{label}"
+            if not held:
+                verdict = f"|difference| = {sp.N(largest, 3)}, within the margin {sp.N(limit, 3)}"
+        else:
+            verdict = "an exact nonzero difference" if held else "the difference is exactly 0"
+        self.found.append((held, kind, f"at {at}: difference = {shown}; {verdict}"))
 
     def exact(self, holds: bool, *, at: str) -> None:
         """An exact (integer or rational) comparison that shows the claim false."""
@@ -219,17 +560,18 @@ class Witness:
 
 
 def refute(misreading: Misreading) -> Refutation:
-    """Run a misreading's refutation; it counts only with a nonzero witness."""
+    """Run a misreading's refutation; it counts only with a witness beyond its margin."""
     start = time.perf_counter()
     witness = Witness()
     try:
         misreading.refute(witness)
     except Exception as exc:  # a crashing refutation refutes nothing
+        where = _location(exc)
         return Refutation(
             misreading.claim,
             False,
-            "none",
-            f"error: {exc!r}",
+            "crash",
+            f"crashed: {exc!r}" + (f" at {where}" if where else ""),
             misreading.why,
             time.perf_counter() - start,
         )

@@ -19,10 +19,11 @@ import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from proofs.kit import Check, Recorder, Refutation, refute
+from proofs.kit import KINDS, NAME_RE, Check, Recorder, Refutation, refute
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -30,7 +31,7 @@ PROOF_GLOB = "p[0-9][0-9]_*.py"
 DEFAULT_CACHE = ROOT / ".cache" / "proofs"
 DEFAULT_REPORT = ROOT / "build" / "proofs-report.json"
 #: Bump when the shape of a cached result changes.
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 
 
 @dataclass
@@ -50,13 +51,24 @@ class Result:
     date: str
     versions: dict[str, str]
     error: str = ""
+    quantities: list[dict[str, Any]] = field(default_factory=list)
+    inputs: dict[str, Any] = field(default_factory=dict)
     cached: bool = field(default=False, compare=False)
+
+    @property
+    def evidence(self) -> list[dict[str, Any]]:
+        """The checks that are evidence: not definitions, not crashes."""
+        return [c for c in self.checks if c["kind"] in KINDS]
+
+    @property
+    def definitions(self) -> list[dict[str, Any]]:
+        return [c for c in self.checks if c["kind"] == "definition"]
 
     @property
     def passed(self) -> bool:
         return (
             not self.error
-            and bool(self.checks)
+            and bool(self.evidence)
             and all(c["passed"] for c in self.checks)
             and all(m["refuted"] for m in self.misreadings)
         )
@@ -67,21 +79,26 @@ class Result:
 
     @property
     def kinds(self) -> list[str]:
-        return sorted({c["kind"] for c in self.checks})
+        """The evidence kinds this proof rests on (definitions and crashes are not evidence)."""
+        return sorted({c["kind"] for c in self.evidence})
 
     def failures(self) -> list[str]:
         """One line per failed check or unrefuted misreading."""
         lines = [f"error: {self.error}"] if self.error else []
         lines += [
-            f"check failed: {c['claim']} ({c['detail']})" for c in self.checks if not c["passed"]
+            f"check crashed: {c['claim']} ({c['detail']})"
+            if c["kind"] == "crash"
+            else f"check failed: {c['claim']} ({c['detail']})"
+            for c in self.checks
+            if not c["passed"]
         ]
         lines += [
             f"misreading not refuted: {m['claim']} ({m['counterexample']})"
             for m in self.misreadings
             if not m["refuted"]
         ]
-        if not self.checks and not self.error:
-            lines.append("the proof recorded no checks")
+        if not self.evidence and not self.error:
+            lines.append("the proof recorded no checks that are evidence (only definitions?)")
         return lines
 
     def as_dict(self) -> dict[str, Any]:
@@ -131,7 +148,8 @@ def cache_key(path: Path) -> str:
     """Hash of everything a proof's outcome can depend on."""
     digest = hashlib.sha256(f"format {CACHE_FORMAT}\n".encode())
     source = path.read_bytes()
-    inputs = [path.name.encode(), source, (HERE / "kit.py").read_bytes()]
+    inputs = [path.name.encode(), source]
+    inputs += [(HERE / name).read_bytes() for name in ("kit.py", "numbers.py")]
     if _imports_posenc(source.decode()):
         inputs += [p.read_bytes() for p in sorted((ROOT / "posenc").rglob("*.py"))]
     for blob in inputs:
@@ -164,6 +182,8 @@ def run_one(path: Path) -> Result:
     number, title, uses, statement = number_of(path), slug_of(path), [], ""
     checks: list[Check] = []
     refutations: list[Refutation] = []
+    quantities: list[dict[str, Any]] = []
+    inputs: dict[str, Any] = {}
     error = ""
     try:
         module = load(path)
@@ -173,9 +193,15 @@ def run_one(path: Path) -> Result:
             )
         title, uses = module.TITLE, [int(u) for u in module.USES]
         statement = (module.__doc__ or "").strip()
+        inputs = _inputs(module)
         recorder = Recorder()
-        module.checks(recorder)
+        try:
+            module.checks(recorder)
+        except Exception as exc:  # a crash is a row of its own, not a failed claim
+            recorder.crash(exc)
         checks = recorder.checks
+        quantities = [q.as_dict() for q in recorder.quantities.values()]
+        _name_inputs_apart(inputs, recorder.quantities)
         refutations = [refute(m) for m in module.MISREADINGS]
         if not module.MISREADINGS:
             raise ValueError("a proof must name at least one misreading it refutes")
@@ -197,7 +223,34 @@ def run_one(path: Path) -> Result:
         date=date,
         versions=versions(),
         error=error,
+        quantities=quantities,
+        inputs=inputs,
     )
+
+
+def _inputs(module) -> dict[str, Any]:
+    """The proof's declared inputs: ``INPUTS = {"d": 512, "base": 10000}`` (optional).
+
+    These are the numbers a page may type: they are chosen, not computed.
+    Values are integers or fractions, stored as strings ('512', '1/2').
+    """
+    declared = getattr(module, "INPUTS", {})
+    if not isinstance(declared, dict):
+        raise ValueError(f"INPUTS must be a dict of name -> number, got {type(declared).__name__}")
+    out = {}
+    for name, value in declared.items():
+        if not isinstance(name, str) or not NAME_RE.match(name):
+            raise ValueError(f"INPUTS: a name is lower_case_with_digits, got {name!r}")
+        if isinstance(value, bool) or not isinstance(value, int | Fraction):
+            raise ValueError(f"INPUTS[{name!r}] must be an integer or a Fraction, got {value!r}")
+        out[name] = str(value)
+    return out
+
+
+def _name_inputs_apart(inputs: dict[str, Any], quantities: dict[str, Any]) -> None:
+    clash = sorted(set(inputs) & set(quantities))
+    if clash:
+        raise ValueError(f"names used both as an input and as a quantity: {', '.join(clash)}")
 
 
 def _cached(path: Path, cache_dir: Path) -> Result | None:
