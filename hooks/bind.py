@@ -104,7 +104,7 @@ _SEGMENT = re.compile(
 
 @dataclass(frozen=True)
 class Segment:
-    kind: str  # "text", "math" or "skip"
+    kind: str  # "text", "math", "code" (never touched) or "skip" (markup: no claims)
     start: int
     end: int
 
@@ -130,7 +130,7 @@ def segments(text: str) -> list[Segment]:
     for start, end in skip_lines:
         if position < start:
             pieces.append((position, start))
-        out.append(Segment("skip", start, end))
+        out.append(Segment("code", start, end))
         position = end
     if position < len(text):
         pieces.append((position, len(text)))
@@ -139,7 +139,9 @@ def segments(text: str) -> list[Segment]:
         for match in _SEGMENT.finditer(text, low, high):
             if here < match.start():
                 out.append(Segment("text", here, match.start()))
-            kind = "math" if match.lastgroup in ("display", "inline") else "skip"
+            kind = {"display": "math", "inline": "math", "code": "code"}.get(
+                match.lastgroup, "skip"
+            )
             out.append(Segment(kind, match.start(), match.end()))
             here = match.end()
         if here < high:
@@ -178,7 +180,7 @@ def render(text: str, values: Table, own: int | None = None, *, plain: bool = Fa
     parts = []
     for seg in segments(text):
         piece = text[seg.start : seg.end]
-        if "{{" in piece and not _is_code(piece):
+        if "{{" in piece and seg.kind != "code":
             target = {"math": "tex", "text": "markdown"}.get(seg.kind, "text")
             piece = REF_RE.sub(lambda m, t=target: one(m, t), piece)
         parts.append(piece)
@@ -194,13 +196,7 @@ def render_entry(entry: Any, values: Table) -> Any:
     figures = tuple(
         Figure(f.name, render(f.alt, values, entry.number, plain=True)) for f in entry.figures
     )
-    return replace(
-        entry, statement=render(entry.statement, values, entry.number), figures=figures
-    )
-
-
-def _is_code(piece: str) -> bool:
-    return piece.startswith("`") or _FENCE.match(piece) is not None or "--8<--" in piece
+    return replace(entry, statement=render(entry.statement, values, entry.number), figures=figures)
 
 
 # -- the lint ------------------------------------------------------------------------
@@ -377,7 +373,7 @@ def lint(
 
     for seg in segments(text):
         piece = text[seg.start : seg.end]
-        if seg.kind == "skip" and (piece.startswith("`") or _FENCE.match(piece)):
+        if seg.kind == "code":
             continue
         for match in _ANY_BRACES.finditer(piece):
             where = seg.start + match.start()

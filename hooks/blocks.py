@@ -89,7 +89,8 @@ def figure_alts(markdown: str, entry: Proposition) -> str:
     a screen reader hears, and its numbers are bound like the rest of the page.
     """
     for figure in entry.figures:
-        pattern = re.compile(r"!\[[^\]]*\]\(((?:\.\./)*figures/" + re.escape(figure.name) + r"\.svg)\)")
+        target = r"((?:\.\./)*figures/" + re.escape(figure.name) + r"\.svg)"
+        pattern = re.compile(r"!\[[^\]]*\]\(" + target + r"\)")
         alt = figure.alt.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
         alt = " ".join(alt.split())
         markdown = pattern.sub(lambda m, a=alt: f"![{a}]({m.group(1)})", markdown)

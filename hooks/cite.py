@@ -24,7 +24,8 @@ def record(result: Any, state: str) -> str:
     v = result.versions
     kinds = ", ".join(result.kinds)
     return (
-        f"Machine check {state}: {sum(c['passed'] for c in result.checks)}/{len(result.checks)} "
+        f"Machine check {state}: {sum(c['passed'] for c in result.evidence)}/"
+        f"{len(result.evidence)} "
         f"checks ({kinds}), {sum(m['refuted'] for m in result.misreadings)}/"
         f"{len(result.misreadings)} misreadings refuted; proof {result.file} sha256 "
         f"{result.sha256[:16]}; Python {v['python']}, SymPy {v['sympy']}, NumPy {v['numpy']}; "

@@ -274,7 +274,8 @@ def on_page_markdown(markdown, page, config, files, **_):
     entry = build.by_page.get(src)
     own = entry.number if entry is not None else None
     if isinstance(page.meta.get("description"), str):
-        page.meta["description"] = bind.render(page.meta["description"], build.values, own, plain=True)
+        description = page.meta["description"]
+        page.meta["description"] = bind.render(description, build.values, own, plain=True)
     if not found:
         return bind.render(markdown, build.values, own)
     # Raw HTML links are not rewritten by MkDocs: they go from the page's URL.

@@ -207,8 +207,9 @@ def _witness_value(value: Any) -> tuple[str, sp.Rational | sp.Float, str]:
 
 def _location(exc: BaseException) -> str:
     """'file.py:123 in name' for the innermost frame inside a proof file."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if "/proofs/" in f.filename]
-    frames = frames or traceback.extract_tb(exc.__traceback__)
+    every = traceback.extract_tb(exc.__traceback__)
+    frames = [f for f in every if re.match(r"p\d\d_\w+\.py$", Path(f.filename).name)]
+    frames = frames or [f for f in every if "site-packages" not in f.filename] or every
     if not frames:
         return ""
     frame = frames[-1]
@@ -484,7 +485,7 @@ class Recorder:
         holds = got == shown
         detail = f"{_show(number)} shows as {got}" + ("" if holds else f", not {shown}")
         check = self._record(claim, kind, scope, holds, detail, samples=samples)
-        return self._bind(check, quantity, number, show)
+        return self._bind(check, quantity, number, show if quantity else None)
 
     # -- quantities and crashes --------------------------------------------------
 

@@ -1,15 +1,15 @@
 """Proposition 14 (where the formula meets floating point).
 
 A binary floating-point format whose significand has p bits holds every integer
-from 0 to 2^p, and not 2^p + 1. So positions are exact only up to 256 in bfloat16
-(p = 8), 2048 in float16 (p = 11) and 2^24 in float32 (p = 24). Computing the
-angles in float32, as the PyTorch tutorial does (exp(-ln(10000) 2i/d), its
-product with pos, and sin, all in float32), leaves an absolute error that grows
-with the position: measured at width 512, about 1e-2 at positions 10^4 to 10^5
-and about 0.09 near 10^6. In float64, frequencies computed as
-exp(-ln(10000) 2i/d) are up to 14 ulp off, while the power 10000^(-2i/d) is
-within one ulp when 2i/d is exact (d a power of two). posenc.sinusoidal in
-float32 is within one float32 ulp.
+from 0 to 2^p, and not 2^p + 1. So positions are exact only up to 2^8 in
+bfloat16 (p = 8), 2^11 in float16 (p = 11) and 2^24 in float32 (p = 24).
+Computing the angles in float32, as the PyTorch tutorial does (exp(-ln(10000)
+2i/d), its product with pos, and sin, all in float32), leaves an absolute error
+that grows with the position, about tenfold per decade: the proof measures it
+at width 512 at stated positions, against mpmath. In float64, frequencies
+computed as exp(-ln(10000) 2i/d) are several ulp off, while the power
+10000^(-2i/d) is within one ulp when 2i/d is exact (d a power of two).
+posenc.sinusoidal in float32 is within one float32 ulp.
 
 Uses: 5.
 """
@@ -24,7 +24,7 @@ import numpy as np
 import sympy as sp
 
 from posenc import conventions, precision, sinusoidal
-from proofs.kit import Misreading, Recorder, Witness
+from proofs.kit import Misreading, Recorder, Show, Witness
 
 NUMBER = 14
 TITLE = "Where the formula meets floating point"
@@ -43,6 +43,21 @@ a, c = sp.symbols("a c", real=True)
 FORMATS = (("bfloat16", 8, 256), ("float16", 11, 2048), ("float32", 24, 2**24))
 WIDTH = 512  # the measurements are at the paper's base width
 DIGITS = 30  # mpmath's working precision for every true value below
+
+# What the proposition chooses rather than computes: a page may type these.
+INPUTS = {
+    "d": WIDTH,
+    "base": 10000,
+    "position_1e3": 1000,
+    "position_1e4": 10**4,
+    "position_1e5": 10**5,
+    "position_1e6": 10**6,
+    "context": 4096,  # the float16 context of Check yourself
+    "last_position": 4095,
+    "width_768": 768,  # a width whose 2i/d is not exact in binary
+    "sampled_100": 100,  # the small positions of Step 5
+    "sampled_300": 300,
+}
 
 
 def first_inexact_integer(name: str, stop: int) -> int:
@@ -83,17 +98,18 @@ def exact_speeds(width: int) -> list[mpmath.mpf]:
     return [mpmath.power(10000, mpmath.mpf(-2 * i) / width) for i in range(width // 2)]
 
 
-def largest_error(rows: np.ndarray, positions, speeds) -> tuple[float, int, int]:
-    """max |table - PE| over the given rows, the true PE at 30 digits; and where."""
-    worst, where = 0.0, (0, 0)
+def errors(rows: np.ndarray, positions, speeds) -> tuple[list[float], int, int]:
+    """Every |table - PE| over the given rows (true PE at 30 digits), and where the largest is."""
+    found, worst, where = [], -1.0, (0, 0)
     for row, position in zip(rows.astype(np.float64).tolist(), positions, strict=True):
         for i, speed in enumerate(speeds):
             angle = int(position) * speed
             for col, true in ((2 * i, mpmath.sin(angle)), (2 * i + 1, mpmath.cos(angle))):
                 error = float(abs(row[col] - true))
+                found.append(error)
                 if error > worst:
                     worst, where = error, (int(position), col)
-    return worst, *where
+    return found, *where
 
 
 def tutorial_rows(positions) -> np.ndarray:
@@ -102,6 +118,7 @@ def tutorial_rows(positions) -> np.ndarray:
     return np.concatenate(rows)  # (n, 512) float32
 
 
+SMALL = [100, 300, 1000]
 MIDDLE = np.unique(np.round(np.logspace(4, 5, 12)).astype(np.int64))  # 10^4 .. 10^5
 NEAR_A_MILLION = 10**6 + 37 * np.arange(8)  # 10^6 .. 10^6 + 259
 
@@ -109,37 +126,70 @@ NEAR_A_MILLION = 10**6 + 37 * np.arange(8)  # 10^6 .. 10^6 + 259
 def checks(rec: Recorder) -> None:
     mpmath.mp.dps = DIGITS
 
-    # Step 1. Why 2^p + 1 is the first integer lost. A number with a p-bit
-    # significand in [2^p, 2^(p+1)) is m * 2^(p - p + 1) = 2m for an integer m:
-    # it is even. 2^p + 1 lies in that range and is odd. (Every integer below
-    # 2^p fits in p bits, and 2^p is a power of two.)
+    # Step 1. Why 2^p + 1 is the first integer lost. A finite number of the
+    # format is m 2^(e - p + 1) with an integer significand |m| < 2^p. In
+    # [2^p, 2^(p+1)) the exponent is e = p, so the number is 2m: it is even.
+    # 2^p + 1 lies in that range and is odd. (Every integer below 2^p fits in
+    # p bits, and 2^p is a power of two.) Both facts are built unevaluated, so
+    # SymPy has to evaluate the substitution and the remainder to reach 0.
+    e = sp.Symbol("e", integer=True)
     rec.identity(
-        "every p-bit number in [2^p, 2^(p+1)) is even: m 2^(p - p + 1) = 0 mod 2",
-        sp.Mod(m * 2 ** (p - p + 1), 2),
+        "with exponent e = p, a number m 2^(e - p + 1) is even: its remainder mod 2 is 0",
+        sp.Subs(sp.Mod(m * 2 ** (e - p + 1), 2), e, p),
         scope="every integer p >= 1 and integer significand m",
     )
     rec.identity(
-        "2^p + 1 is odd",
-        sp.Mod(2**p + 1, 2) - 1,
+        "2^p + 1 is odd: its remainder mod 2 is 1",
+        sp.Add(sp.Mod(2**p + 1, 2, evaluate=False), -1, evaluate=False),
         scope="every integer p >= 1",
     )
 
     # Step 2. Every integer up to the limit, converted and converted back: the
     # first one that does not survive is 2^p + 1 (float16 and float32 by NumPy,
-    # bfloat16 by posenc.precision's bit-level rounding).
+    # bfloat16 by posenc.precision's bit-level rounding), as FACTS states.
     for name, bits, limit in FORMATS:
+        first = first_inexact_integer(name, 2**bits + 2)
         rec.exact(
-            f"{name}: every integer 0..{limit} is exact, and {limit} + 1 is not",
-            first_inexact_integer(name, 2**bits + 2),
-            2**bits + 1,
-            scope=f"all integers 0..2^{bits} + 1 (first that fails the round trip)",
+            f"{name}: the first integer that does not survive the round trip is 2^{bits} + 1",
+            first,
+            limit + 1,
+            scope=f"all integers 0..2^{bits} + 1, converted and converted back",
+            quantity=f"{name}_first_lost",
+            show=Show(),
         )
         rec.exact(
-            f"posenc.precision.exact_integer_limit({name!r}) = {limit}",
+            f"posenc.precision.exact_integer_limit({name!r}) is the last integer before it",
             precision.exact_integer_limit(name),
-            limit,
+            first - 1,
             scope=f"p = {bits}",
+            quantity=f"{name}_limit",
+            show=Show(),
         )
+    largest_half = np.finfo(np.float16).max
+    rec.exact(
+        "the largest float16 is (2 - 2^-10) 2^15",
+        Fraction(float(largest_half)),
+        (2 - Fraction(1, 2**10)) * 2**15,
+        scope="numpy.finfo(float16).max",
+        quantity="float16_max",
+        show=Show(),
+    )
+    largest_bf16 = (2 - Fraction(1, 2**7)) * Fraction(2) ** 127
+    rec.exact(
+        "the largest bfloat16, (2 - 2^-7) 2^127, exceeds 10^38: float32's range",
+        largest_bf16,
+        10**38,
+        relation=">",
+        scope="8-bit exponent of float32, 8 significant bits",
+        quantity="bfloat16_max",
+        show=Show(sig=2),
+    )
+    rec.exact(
+        "posenc.precision.to_bfloat16 keeps (2 - 2^-7) 2^127 finite and exact",
+        Fraction(float(precision.to_bfloat16(float(largest_bf16)))),
+        largest_bf16,
+        scope="the largest finite bfloat16",
+    )
 
     # Step 3. The bfloat16 rounding of posenc.precision agrees with the
     # definition (written above with fractions) on random float32 bit patterns
@@ -173,115 +223,231 @@ def checks(rec: Recorder) -> None:
     )
     rec.identity(
         "d/d(delta) sin(pos w (1 + delta)) at delta = 0 is pos w cos(pos w)",
-        sp.diff(sp.sin(pos * w * (1 + delta)), delta).subs(delta, 0) - pos * w * sp.cos(pos * w),
+        sp.Subs(sp.Derivative(sp.sin(pos * w * (1 + delta)), delta), delta, 0)
+        - pos * w * sp.cos(pos * w),
         scope="all pos > 0, w > 0",
     )
+    spacing = Fraction(float(precision.ulp(1e6, "float32")))
     rec.exact(
-        "float32 numbers near 10^6 are 1/16 apart, so rounding an angle there costs up to 1/32",
-        Fraction(float(precision.ulp(1e6, "float32"))),
+        "float32 numbers near 10^6 are 2^(19 - 23) = 1/16 apart",
+        spacing,
         Fraction(1, 16),
         scope="2^19 <= 10^6 < 2^20: spacing 2^(19 - 23)",
+        quantity="float32_spacing_1e6",
+        show=Show(style="fraction"),
+    )
+    rec.exact(
+        "so rounding an angle near 10^6 can cost half of that",
+        spacing / 2,
+        Fraction(1, 32),
+        scope="round to nearest: at most half a spacing",
+        quantity="float32_half_spacing_1e6",
+        show=Show(style="fraction"),
+    )
+    unit = Fraction(float(precision.ulp(1.0, "float32"))) / 2
+    rec.exact(
+        "float32 resolves numbers near 1 to 2^-24 (half an ulp of 1)",
+        unit,
+        Fraction(1, 2**24),
+        scope="float32 at 1: ulp 2^-23, rounding error at most half of it",
+        quantity="float32_unit_roundoff",
+        show=Show(sig=1),
     )
 
     # Step 5. Measured: the tutorial's float32 table against the true PE at 30
-    # digits, every one of the 512 columns, at sampled positions.
+    # digits, every one of the 512 columns, at sampled positions. The page
+    # states these values; each is checked from both sides by a band, and the
+    # growth from one decade to the next is checked as its own quantity.
     speeds = exact_speeds(WIDTH)
-    small, _, _ = largest_error(tutorial_rows([100, 300, 1000]), [100, 300, 1000], speeds)
-    rec.numeric(
-        "float32 tutorial formula: error about 1e-4 at position 1000",
-        small,
-        tol=2e-4,
+    small, _, _ = errors(tutorial_rows(SMALL), SMALL, speeds)
+    rec.band(
+        "float32 tutorial formula: largest error at positions up to 1000 is of order 10^-4",
+        max(small),
+        low=2e-5,
+        high=5e-4,
+        samples=len(small),
         scope="width 512, all columns, positions 100, 300, 1000; mpmath 30 digits",
+        quantity="tutorial_error_1e3",
+        show=Show(sig=2),
     )
-    middle, _, _ = largest_error(tutorial_rows(MIDDLE), MIDDLE, speeds)
-    rec.numeric(
-        "float32 tutorial formula: error about 1e-2 at positions 10^4..10^5",
-        middle,
-        tol=2e-2,
+    middle, _, _ = errors(tutorial_rows(MIDDLE), MIDDLE, speeds)
+    rec.band(
+        "float32 tutorial formula: largest error at positions 10^4..10^5 is of order 10^-2",
+        max(middle),
+        low=2e-3,
+        high=5e-2,
+        samples=len(middle),
         scope="width 512, all columns, 12 positions log-spaced in [10^4, 10^5]; mpmath",
+        quantity="tutorial_error_1e5",
+        show=Show(sig=2),
     )
-    large, _, _ = largest_error(tutorial_rows(NEAR_A_MILLION), NEAR_A_MILLION, speeds)
-    rec.numeric(
-        "float32 tutorial formula: error about 0.09 near position 10^6",
-        large,
-        tol=0.2,
+    large, where, col = errors(tutorial_rows(NEAR_A_MILLION), NEAR_A_MILLION, speeds)
+    rec.band(
+        "float32 tutorial formula: largest error near position 10^6 is of order 10^-1",
+        max(large),
+        low=2e-2,
+        high=0.5,
+        samples=len(large),
         scope="width 512, all columns, positions 10^6 + 37 j, j = 0..7; mpmath",
+        quantity="tutorial_error_1e6",
+        show=Show(sig=2),
+    )
+    growth = (max(large) / max(small)) ** (1 / 3)  # three decades, 10^3 to 10^6
+    rec.band(
+        "the error grows about tenfold per decade of position (from 10^3 to 10^6)",
+        growth,
+        low=5.0,
+        high=20.0,
+        samples=len(small) + len(large),
+        scope="cube root of the ratio of the largest errors near 10^6 and up to 10^3",
+        quantity="tutorial_growth_per_decade",
+        show=Show(sig=2),
+    )
+    # Entries lie in [-1, 1], where float32 rounds to within 2^-24: how many
+    # times that resolution is the error near 10^6?
+    rec.band(
+        "near 10^6 that error is more than 10^5 times float32's resolution near 1 (2^-24)",
+        max(large) / float(unit),
+        low=1e5,
+        high=1e8,
+        samples=len(large),
+        scope=f"the worst entry of Step 5 near 10^6 (position {where}, column {col})",
+        quantity="tutorial_error_1e6_resolutions",
+        show=Show(sig=2),
     )
     naive = np.array(
         [[fn(n * float(s)) for s in speeds for fn in (math.sin, math.cos)] for n in NEAR_A_MILLION]
     )  # (8, 512): the same formula in float64
-    float64_error, _, _ = largest_error(naive, NEAR_A_MILLION, speeds)
-    rec.numeric(
-        "the same formula in float64: error about 1e-10 near 10^6",
-        float64_error,
-        tol=1e-9,
+    float64_errors, _, _ = errors(naive, NEAR_A_MILLION, speeds)
+    rec.band(
+        "the same formula in float64: largest error near 10^6 is of order 10^-10",
+        max(float64_errors),
+        low=1e-11,
+        high=1e-9,
+        samples=len(float64_errors),
         scope="width 512, all columns, positions 10^6 + 37 j; float64 angles pos * w",
+        quantity="float64_error_1e6",
+        show=Show(sig=1),
     )
 
     # Step 6. Frequencies in float64: exp(-ln(10000) 2i/d) against the power
     # 10000^(-2i/d), in ulps of the true value (mpmath, 30 digits).
-    worst_exp, worst_pow, worst_512 = 0.0, 0.0, (0, 0.0, 0.0)
+    exp_ulps, pow_ulps, worst_512 = [], [], (0, -1.0, 0.0)
     for width in (64, 128, 256, 512, 1024, 2048, 4096):
         two_i = np.arange(0, width, 2)  # (d/2,)
         via_exp = np.exp(two_i * (-math.log(10000.0) / width))  # (d/2,) float64
         via_pow = np.power(10000.0, -two_i / width)  # (d/2,) float64
-        for index, true in enumerate(exact_speeds(width)):
-            unit = math.ulp(float(true))
-            error_exp = float(abs(via_exp[index] - true)) / unit
-            worst_exp = max(worst_exp, error_exp)
-            worst_pow = max(worst_pow, float(abs(via_pow[index] - true)) / unit)
-            if width == 512 and error_exp > worst_512[1]:
-                worst_512 = (index, error_exp, float(via_exp[index]))
-    rec.numeric(
-        "float64 frequencies via exp and log: up to 14 ulp off",
-        worst_exp,
-        tol=20,
+        for index, true_speed in enumerate(exact_speeds(width)):
+            spacing64 = math.ulp(float(true_speed))
+            exp_ulps.append(float(abs(via_exp[index] - true_speed)) / spacing64)
+            pow_ulps.append(float(abs(via_pow[index] - true_speed)) / spacing64)
+            if width == 512 and exp_ulps[-1] > worst_512[1]:
+                worst_512 = (index, exp_ulps[-1], float(via_exp[index]))
+    rec.band(
+        "float64 frequencies via exp and log: the worst is several ulp off (between 5 and 50)",
+        max(exp_ulps),
+        low=5.0,
+        high=50.0,
+        samples=len(exp_ulps),
         scope="d = 64, 128, .., 4096 (powers of two), every pair; in ulps, mpmath 30 digits",
+        quantity="exp_log_worst_ulps",
+        show=Show(decimals=1),
     )
     rec.numeric(
         "float64 frequencies via a power: within one ulp",
-        worst_pow,
+        pow_ulps,
         tol=1.0,
         scope="d = 64, 128, .., 4096 (2i/d exact), every pair; in ulps, mpmath 30 digits",
+        quantity="power_worst_ulps",
+        show=Show(sig=2, rounding="up"),
     )
     index, _, value = worst_512
     rec.exact(
-        "at d = 512 the worst exp/log frequency is at least 12 whole ulps off",
-        12,
+        "at d = 512 the worst exp/log frequency is at least 5 whole ulps off",
         _whole_ulps(512, index, value),
-        relation="<=",
+        5,
+        relation=">=",
         scope=f"d = 512, i = {index}; rational powers compared exactly",
+        quantity="exp_log_whole_ulps_512",
+        show=Show(),
     )
     two_i = np.arange(0, 768, 2)
     via_pow = np.power(10000.0, -two_i / 768)
-    worst_768 = max(
-        float(abs(via_pow[n] - true)) / math.ulp(float(true))
-        for n, true in enumerate(exact_speeds(768))
-    )
-    rec.numeric(
-        "when 2i/d itself is rounded (d = 768), the power is still within 4 ulp",
-        worst_768,
-        tol=4.0,
+    ulps_768 = [
+        float(abs(via_pow[n] - true_speed)) / math.ulp(float(true_speed))
+        for n, true_speed in enumerate(exact_speeds(768))
+    ]
+    rec.band(
+        "when 2i/d itself is rounded (d = 768), the power is off by more than one ulp, "
+        "but by fewer than 10",
+        max(ulps_768),
+        low=1.0,
+        high=10.0,
+        samples=len(ulps_768),
         scope="d = 768, every pair; in ulps, mpmath 30 digits",
+        quantity="power_worst_ulps_768",
+        show=Show(sig=2, rounding="up"),
     )
 
     # Step 7. posenc.sinusoidal in float32 (built from exactly reduced angles,
     # Proposition 8 used as an algorithm) stays within one float32 ulp, even
     # where the tutorial's formula has lost two decimal digits.
-    worst_ulps = 0.0
+    table_ulps = []
     for start in rng.integers(0, 2**24 - 8, size=24):
         rows = sinusoidal(2, 64, start=int(start), dtype=np.float32)  # (2, 64)
         for r, row in enumerate(rows.tolist()):
             for i, speed in enumerate(exact_speeds(64)):
                 angle = (int(start) + r) * speed
-                for col, true in ((2 * i, mpmath.sin(angle)), (2 * i + 1, mpmath.cos(angle))):
-                    unit = float(precision.ulp(float(true), "float32"))
-                    worst_ulps = max(worst_ulps, float(abs(row[col] - true)) / unit)
+                for col_, true_ in ((2 * i, mpmath.sin(angle)), (2 * i + 1, mpmath.cos(angle))):
+                    spacing32 = float(precision.ulp(float(true_), "float32"))
+                    table_ulps.append(float(abs(row[col_] - true_)) / spacing32)
     rec.numeric(
         "posenc.sinusoidal float32 is within one float32 ulp",
-        worst_ulps,
+        table_ulps,
         tol=1.0,
         scope="width 64, 48 random positions below 2^24, every column; in ulps, mpmath",
+        quantity="posenc_float32_worst_ulps",
+        show=Show(sig=2, rounding="up"),
+    )
+
+    # Step 8. Check yourself: positions 0..4095 stored in float16. Counted
+    # directly, and by the argument: 0..2048 exact (2049 values), the even
+    # positions 2050..4094 exact (1023 more), and 4095 rounding up to 4096.
+    stored = np.arange(4096).astype(np.float16)
+    distinct = len(set(stored.tolist()))
+    exact_low = 2**11 + 1
+    evens = (4094 - 2050) // 2 + 1
+    rec.exact(
+        "exact from 0 to 2048: 2^11 + 1 values",
+        exact_low,
+        first_inexact_integer("float16", 2**11 + 2),
+        scope="float16, positions 0..2048",
+        quantity="float16_exact_low",
+        show=Show(),
+    )
+    rec.exact(
+        "the even positions 2050..4094 are exact: (4094 - 2050)/2 + 1 values",
+        sum(int(x) == n for n, x in enumerate(stored.astype(np.int64).tolist()) if n > 2048),
+        evens,
+        scope="float16, positions 2049..4095",
+        quantity="float16_even_values",
+        show=Show(),
+    )
+    rec.exact(
+        "positions 0..4095 in float16 take 2049 + 1023 + 1 distinct values",
+        distinct,
+        exact_low + evens + 1,
+        scope="every position 0..4095, converted by NumPy",
+        quantity="float16_distinct_4096",
+        show=Show(),
+    )
+    rec.exact(
+        "so that many positions have lost a code of their own",
+        4096 - distinct,
+        evens,
+        scope="4096 positions minus the distinct values",
+        quantity="float16_lost_4096",
+        show=Show(),
     )
 
 
@@ -309,49 +475,62 @@ def _whole_ulps(width: int, index: int, value: float) -> int:
 
 def _float16_positions(wit: Witness) -> None:
     # A 4096-token context in float16: position 2049 becomes 2048, so two
-    # tokens get the same code (Keras-Hub computes positions in its compute dtype).
-    wit.differs(int(np.float16(2049)), 2049, at="float16(2049), position 2049 of a 4096 context")
+    # tokens get the same code (Keras-Hub computes positions in its compute
+    # dtype). The claim is that the position survives exactly: any exact
+    # difference contradicts it.
+    wit.differs(
+        int(np.float16(2049)),
+        2049,
+        at="float16(2049), position 2049 of a 4096 context",
+        margin=0,
+    )
 
 
 def _float32_is_accurate(wit: Witness) -> None:
     # The tutorial's float32 entry against the true value, where Step 5 found
-    # its largest error.
+    # its largest error. A float32-accurate entry is within half an ulp of the
+    # true value; the witness must be off by more than 100 ulps.
     with mpmath.workdps(DIGITS):
-        _, where, col = largest_error(
-            tutorial_rows(NEAR_A_MILLION), NEAR_A_MILLION, exact_speeds(WIDTH)
-        )
+        _, where, col = errors(tutorial_rows(NEAR_A_MILLION), NEAR_A_MILLION, exact_speeds(WIDTH))
     value = conventions.table("pytorch-tutorial", 1, WIDTH, start=where)[0, col]
     angle = where * sp.Integer(10000) ** sp.Rational(-2 * (col // 2), WIDTH)
     true = sp.sin(angle) if col % 2 == 0 else sp.cos(angle)
+    # Every entry lies in [-1, 1], where a float32 ulp is at most that of 1.
+    spacing = sp.Rational(float(precision.ulp(1.0, "float32")))
     wit.differs(
         sp.Rational(float(value)),
         true,
-        at=f"pos = {where}, column {col}, width 512 (one float32 ulp there is at most 6e-8)",
+        at=f"pos = {where}, column {col}, width 512",
+        margin=100 * spacing,
+        by="100 float32 ulps of 1: no float32-accurate entry in [-1, 1] is that far off",
     )
 
 
 def _bfloat16_has_the_range(wit: Witness) -> None:
-    # bfloat16 keeps float32's exponent, hence its range, but not its precision.
-    wit.differs(sp.Rational(float(precision.to_bfloat16(257))), 257, at="bfloat16(257)")
+    # bfloat16 keeps float32's exponent, hence its range, but not its
+    # precision. The claim is that positions survive as in float32 (257 does
+    # there): any exact difference contradicts it.
+    wit.differs(sp.Rational(float(precision.to_bfloat16(257))), 257, at="bfloat16(257)", margin=0)
 
 
 MISREADINGS = [
     Misreading(
         "Float16 positions are fine for any realistic context length",
         _float16_positions,
-        why="Float16 holds integers exactly only up to 2048; past it, neighbouring positions "
-        "share a value, and so share a code.",
+        why="Float16 holds integers exactly only up to {{ float16_limit }}; past it, "
+        "neighbouring positions share a value, and so share a code.",
     ),
     Misreading(
         "Computing the table in float32 is accurate to float32 precision",
         _float32_is_accurate,
         why="Each rounding in the frequency and the product is multiplied by the position: "
-        "near 10^6 the error is about 0.09, over a million float32 ulps.",
+        "near $10^6$ the largest error is {{ tutorial_error_1e6 }}, "
+        "{{ tutorial_error_1e6_resolutions }} times float32's resolution near 1.",
     ),
     Misreading(
         "Bfloat16 has float32's range, so positions are as safe in bfloat16 as in float32",
         _bfloat16_has_the_range,
         why="Range comes from the exponent, exact integers from the significand: bfloat16 "
-        "has 8 significant bits and loses 257.",
+        "has 8 significant bits and loses {{ bfloat16_first_lost }}.",
     ),
 ]

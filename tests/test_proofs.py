@@ -9,6 +9,7 @@ import sys
 from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
 import pytest
 import sympy as sp
 
@@ -33,7 +34,8 @@ def test_proof_verifies(results, path):
     result = results[runner.number_of(path)]
     assert result.passed, "\n".join(result.failures())
     assert result.checks and result.misreadings
-    assert all(c["kind"] in kit.KINDS and c["scope"] for c in result.checks)
+    assert all(c["kind"] in (*kit.KINDS, "definition") and c["scope"] for c in result.checks)
+    assert all(c["samples"] for c in result.checks if c["kind"] == "numeric")
 
 
 @pytest.mark.parametrize("path", PROOFS, ids=lambda p: p.stem)
@@ -42,6 +44,12 @@ def test_every_misreading_has_a_counterexample(results, path):
         assert m["refuted"], m
         assert m["kind"] in ("exact", "numeric")
         assert "difference" in m["counterexample"] or m["kind"] == "exact"
+        # A stated margin, or an exact difference against an exact claim.
+        assert (
+            "> " in m["counterexample"]
+            or "exact nonzero difference" in m["counterexample"]
+            or "difference" not in m["counterexample"]
+        ), m
 
 
 @pytest.mark.parametrize("path", PROOFS, ids=lambda p: p.stem)
@@ -231,23 +239,181 @@ def test_exact_refuses_floats_and_decides_exactly():
 
 def test_numeric_respects_its_tolerance():
     rec = kit.Recorder()
-    assert rec.numeric("small", 1e-13, tol=1e-12, scope="s")
-    assert not rec.numeric("large", 1e-11, tol=1e-12, scope="s")
+    assert rec.numeric("small", [1e-13, -5e-13], tol=1e-12, scope="s")
+    assert not rec.numeric("large", [1e-13, 1e-11], tol=1e-12, scope="s")
+    assert rec.checks[0].samples == 2 and "over 2 samples" in rec.checks[0].detail
+
+
+def test_numeric_fails_on_an_empty_sample():
+    rec = kit.Recorder()
+    worst = 0.0
+    for error in []:  # a loop that sees nothing: the bug this guards against
+        worst = max(worst, error)
+    assert not rec.numeric("empty list", [], tol=1.0, scope="s")
+    assert not rec.numeric("empty array", np.array([]), tol=1.0, scope="s")
+    assert not rec.numeric("a running maximum of nothing", worst, tol=1.0, scope="s", samples=0)
+    assert all("no samples" in c.detail for c in rec.checks)
+    with pytest.raises(ValueError, match="samples="):
+        rec.numeric("a bare number", worst, tol=1.0, scope="s")
+    assert not rec.numeric("nan", [0.0, float("nan")], tol=1.0, scope="s")
+
+
+def test_a_definition_is_recorded_as_such_and_is_not_evidence():
+    x, w = sp.symbols("x w", positive=True)
+    rec = kit.Recorder()
+    same = rec.identity("angle = pos w", x * w - w * x, scope="all")  # the same as written
+    real = rec.identity("sin^2 + cos^2 = 1", sp.sin(x) ** 2 + sp.cos(x) ** 2 - 1, scope="all")
+    evaluated = rec.identity(
+        "d/dx sin(w x) = w cos(w x)",
+        sp.Derivative(sp.sin(w * x), x) - w * sp.cos(w * x),
+        scope="all",
+    )
+    family = rec.instances("as written", [("a", x - x), ("b", 2 * x - x - x)], scope="two")
+    assert (same.kind, real.kind, evaluated.kind, family.kind) == (
+        "definition",
+        "identity",
+        "identity",
+        "definition",
+    )
+    assert "definition, not a proof" in same.detail
+    assert "doit" in evaluated.detail
+    result = runner.Result(
+        number=1,
+        title="t",
+        slug="s",
+        file="p01_s.py",
+        sha256="0" * 64,
+        uses=[],
+        statement="",
+        checks=[c.as_dict() for c in rec.checks],
+        misreadings=[],
+        seconds=0,
+        date="",
+        versions={},
+    )
+    assert result.kinds == ["identity"]
+    assert len(result.evidence) == 2 and len(result.definitions) == 2
+
+
+def test_a_proof_of_definitions_only_does_not_verify():
+    x = sp.Symbol("x")
+    rec = kit.Recorder()
+    rec.identity("x = x", x - x, scope="all")
+    result = runner.Result(
+        number=1,
+        title="t",
+        slug="s",
+        file="p01_s.py",
+        sha256="0" * 64,
+        uses=[],
+        statement="",
+        checks=[c.as_dict() for c in rec.checks],
+        misreadings=[{"claim": "c", "refuted": True}],
+        seconds=0,
+        date="",
+        versions={},
+    )
+    assert not result.passed
+    assert any("no checks that are evidence" in line for line in result.failures())
+
+
+def test_a_band_backs_an_about_from_both_sides():
+    rec = kit.Recorder()
+    assert rec.band("about 0.09", 0.093, low=0.05, high=0.2, samples=8, scope="s")
+    assert not rec.band("too small", 0.0065, low=0.05, high=0.2, samples=8, scope="s")
+    assert not rec.band("too large", 0.65, low=0.05, high=0.2, samples=8, scope="s")
+    assert rec.band("exact", Fraction(13), low=5, high=20, scope="s").kind == "exact"
+    with pytest.raises(ValueError, match="samples="):
+        rec.band("unsampled", 0.093, low=0.05, high=0.2, scope="s")
+
+
+def test_rounds_to_compares_the_shown_digits():
+    rec = kit.Recorder()
+    ratio = 10000 ** (2 / 512)
+    assert rec.rounds_to("FACTS: 1.036633", ratio, "1.036633", show=kit.Show(sig=7), scope="s")
+    assert not rec.rounds_to(
+        "off by one digit", ratio, "1.036634", show=kit.Show(sig=7), scope="s"
+    )
+
+
+def test_quantities_are_bound_to_a_check_of_the_proof():
+    rec = kit.Recorder()
+    check = rec.exact("limit", 2048, 2**11, scope="s", quantity="limit", show=kit.Show())
+    assert rec.quantities["limit"].check == check.number == 1
+    assert rec.quantities["limit"].as_dict()["text"] == "2048"
+    other = kit.Recorder().exact("elsewhere", 1, 1, scope="s")
+    with pytest.raises(ValueError, match="recorded by this proof"):
+        rec.quantity("stray", 1, show=kit.Show(), by=other)
+    with pytest.raises(ValueError, match="twice"):
+        rec.quantity("limit", 2048, show=kit.Show(), by=check)
+    with pytest.raises(ValueError, match="lower_case"):
+        rec.quantity("Bad Name", 1, show=kit.Show(), by=check)
+    x = sp.Symbol("x")
+    definition = rec.identity("x = x", x - x, scope="all")
+    with pytest.raises(ValueError, match="establishes nothing"):
+        rec.quantity("from_a_definition", 1, show=kit.Show(), by=definition)
+
+
+def test_a_crash_is_a_row_of_its_own(tmp_path):
+    source = (ROOT / "proofs" / "p08_shift_is_rotation.py").read_text()
+    marker = "def checks(rec: Recorder) -> None:\n"
+    assert marker in source
+    broken = source.replace(marker, marker + "    rec.exact('one', 1, 1, scope='s')\n    [][0]\n")
+    (tmp_path / "p08_shift_is_rotation.py").write_text(broken)
+    [result] = runner.run(directory=tmp_path, cache_dir=None)
+    assert not result.passed and not result.error
+    crash = result.checks[-1]
+    assert crash["kind"] == "crash" and "IndexError" in crash["detail"]
+    assert "p08_shift_is_rotation.py:" in crash["detail"]
+    assert result.checks[0]["passed"]
+    assert any(line.startswith("check crashed") for line in result.failures())
 
 
 def test_a_zero_witness_refutes_nothing():
     x = sp.Symbol("x")
-    zero = kit.Misreading("x - x is nonzero", lambda w: w.differs(x.subs(x, 2), 2, at="x = 2"))
+    zero = kit.Misreading(
+        "x - x is nonzero", lambda w: w.differs(x.subs(x, 2), 2, at="x = 2", margin=0)
+    )
     assert not kit.refute(zero).refuted
     crash = kit.Misreading("crashes", lambda w: 1 / 0)
-    assert not kit.refute(crash).refuted
-    small = kit.Misreading("small", lambda w: w.differs(sp.exp(-50), 0, at="e^-50"))
-    assert kit.refute(small).refuted  # about 2e-22, far above the 1e-30 floor at 50 digits
-    tiny = kit.Misreading("tiny", lambda w: w.differs(sp.exp(-100), 0, at="e^-100"))
-    assert not kit.refute(tiny).refuted  # about 4e-44: below the floor, so not trusted
+    assert kit.refute(crash).kind == "crash" and not kit.refute(crash).refuted
+    small = kit.Misreading(
+        "small", lambda w: w.differs(sp.exp(-50), 0, at="e^-50", margin=sp.Rational(1, 10**25))
+    )
+    assert kit.refute(small).refuted  # about 2e-22, above the stated margin
+    tiny = kit.Misreading(
+        "tiny", lambda w: w.differs(sp.exp(-100), 0, at="e^-100", margin=sp.Rational(1, 10**25))
+    )
+    assert not kit.refute(tiny).refuted  # about 4e-44: within the margin
+
+
+def test_a_weak_witness_refutes_nothing():
+    # "float32 is accurate to float32 precision", against a value that IS
+    # float32-accurate: it differs from the truth, but by less than an ulp.
+    true = sp.sin(1)
+    accurate = sp.Rational(float(np.float32(float(sp.N(true, 30)))))
+    ulp = sp.Rational(float(np.spacing(np.float32(1.0))))
+    weak = kit.Misreading(
+        "float32 is accurate",
+        lambda w: w.differs(accurate, true, at="sin 1", margin=100 * ulp, by="100 ulp"),
+    )
+    refutation = kit.refute(weak)
+    assert not refutation.refuted and "within the margin" in refutation.counterexample
+    # Any nonzero difference used to count; a float witness with no margin is refused.
+    bare = kit.Misreading("no margin", lambda w: w.differs(accurate, true, at="sin 1", margin=0))
+    assert kit.refute(bare).kind == "crash"
+    strong = kit.Misreading(
+        "float32 is accurate",
+        lambda w: w.differs(accurate + 1000 * ulp, true, at="sin 1", margin=100 * ulp),
+    )
+    assert kit.refute(strong).refuted
+    float_witness = kit.Misreading(
+        "a float is not exact", lambda w: w.differs(0.1, 0, at="0.1", margin=0.01)
+    )
+    assert kit.refute(float_witness).kind == "numeric"
 
 
 def test_checks_must_state_kind_and_scope():
     rec = kit.Recorder()
     with pytest.raises(ValueError, match="scope"):
-        rec.numeric("no scope", 0.0, tol=1.0, scope="")
+        rec.numeric("no scope", [0.0], tol=1.0, scope="")

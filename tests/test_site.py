@@ -154,3 +154,57 @@ def test_a_false_claim_fails_the_strict_build(tmp_path):
     assert done.returncode != 0
     assert "Proposition 8 (A shift is a rotation): check failed: M_j M_k = M_(j+k)" in done.stderr
     assert not (tmp_path / "site" / "index.html").exists()
+
+
+def _copy_with_cache(dest: Path) -> Path:
+    project = _copy_project(dest)
+    if (ROOT / ".cache" / "proofs").is_dir():  # the proofs are not what this test is about
+        shutil.copytree(ROOT / ".cache" / "proofs", project / ".cache" / "proofs")
+    return project
+
+
+def test_a_typed_number_fails_the_strict_build_naming_page_line_and_quantity(tmp_path):
+    project = _copy_with_cache(tmp_path / "project")
+    page = project / "docs" / "propositions" / "p14-floating-point.md"
+    text = page.read_text()
+    name = "{{ tutorial_error_1e6 }}"
+    lines = text.splitlines()
+    line = next(i for i, s in enumerate(lines, 1) if name in s and "$" in s)
+    lines[line - 1] = lines[line - 1].replace(name, "0.09", 1)  # the number typed by hand
+    page.write_text("\n".join(lines) + "\n")
+    done = build(project, tmp_path / "site")
+    assert done.returncode != 0
+    assert f"propositions/p14-floating-point.md:{line}: '0.09' is a typed number" in done.stderr
+    assert name in done.stderr  # the quantity it should have been
+    assert not (tmp_path / "site" / "index.html").exists()
+
+
+def test_an_unknown_quantity_fails_the_strict_build(tmp_path):
+    project = _copy_with_cache(tmp_path / "project")
+    page = project / "docs" / "propositions" / "p14-floating-point.md"
+    page.write_text(page.read_text().replace("{{ float16_limit }}", "{{ float16_limt }}", 1))
+    done = build(project, tmp_path / "site")
+    assert done.returncode != 0
+    assert "unknown quantity {{ float16_limt }}" in done.stderr
+    assert "p14-floating-point.md:" in done.stderr
+
+
+def test_pages_show_the_values_the_proofs_computed(site):
+    import json
+
+    report = json.loads((ROOT / "build" / "proofs-report.json").read_text())
+    exported = json.loads((site / "propositions.json").read_text())
+    by_number = {p["number"]: p for p in exported["propositions"]}
+    shown = 0
+    for proposition in report["propositions"]:
+        record = by_number[proposition["number"]]
+        assert record["quantities"] == proposition["quantities"]
+        page = site / record["url"].split("/", 3)[-1] / "index.html"
+        body = text_of(page.read_text())
+        for quantity in proposition["quantities"]:
+            shown += quantity["text"] in body or quantity["tex"] in body
+        assert "{{" not in record["statement"]
+    assert shown, "no page shows any of its quantities"
+    for path in pages(site):
+        visible = re.sub(r"<code[^>]*>.*?</code>", "", path.read_text(), flags=re.S)
+        assert not re.search(r"\{\{\s*(p\d+\.)?[a-z][a-z0-9_]*\s*\}\}", visible), path
