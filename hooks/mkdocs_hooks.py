@@ -67,7 +67,9 @@ STATE: dict[str, Build] = {}
 
 
 def _progress(index: int, total: int, path: Path, result: runner.Result | None) -> None:
-    if result is not None:
+    if result is None:
+        log.info(f"proof {index}/{total}: Proposition {runner.number_of(path)} running")
+    else:
         how = "cached" if result.cached else f"{result.seconds:.1f} s"
         log.info(
             f"proof {index}/{total}: Proposition {runner.number_of(path)} {result.status} ({how})"

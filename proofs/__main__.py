@@ -82,8 +82,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--dir", type=Path, default=runner.HERE, help="directory holding the proof files"
     )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="stop a proof that runs longer than this "
+        f"(default: $POSENC_PROOF_TIMEOUT or {runner.DEFAULT_TIMEOUT:g})",
+    )
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     args = parser.parse_args(argv)
+    if args.timeout is not None and not args.timeout > 0:
+        parser.error(f"--timeout must be a positive number of seconds, got {args.timeout:g}")
     try:
         results = runner.run(
             args.numbers or None,
@@ -92,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
             cache_dir=runner.DEFAULT_CACHE if args.dir.resolve() == runner.HERE else None,
             refresh=args.no_cache,
             progress=None if args.quiet else _progress(sys.stderr),
+            timeout=args.timeout,
         )
     except ValueError as exc:
         print(f"python -m proofs: error: {exc}", file=sys.stderr)

@@ -457,6 +457,8 @@ class Recorder:
                     claim, kind, scope, False, "no samples: nothing was measured", samples=0
                 )
         shown = f"{_show(number)} in [{_show(_as_number(low))}, {_show(_as_number(high))}]"
+        if samples:
+            shown += f" ({samples} samples)"
         detail = shown if inside else f"outside the band: {shown}"
         check = self._record(claim, kind, scope, inside, detail, samples=samples)
         return self._bind(check, quantity, number, show)

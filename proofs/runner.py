@@ -12,7 +12,11 @@ import ast
 import hashlib
 import importlib.util
 import json
+import os
 import platform
+import secrets
+import signal
+import subprocess
 import sys
 import time
 import traceback
@@ -30,6 +34,8 @@ ROOT = HERE.parent
 PROOF_GLOB = "p[0-9][0-9]_*.py"
 DEFAULT_CACHE = ROOT / ".cache" / "proofs"
 DEFAULT_REPORT = ROOT / "build" / "proofs-report.json"
+#: Seconds one proof may take before it is stopped (``POSENC_PROOF_TIMEOUT`` overrides).
+DEFAULT_TIMEOUT = 600.0
 #: Bump when the shape of a cached result changes.
 CACHE_FORMAT = 2
 
@@ -253,18 +259,121 @@ def _name_inputs_apart(inputs: dict[str, Any], quantities: dict[str, Any]) -> No
         raise ValueError(f"names used both as an input and as a quantity: {', '.join(clash)}")
 
 
+def _timeout() -> float:
+    raw = os.environ.get("POSENC_PROOF_TIMEOUT", "")
+    try:
+        value = float(raw) if raw else DEFAULT_TIMEOUT
+    except ValueError:
+        raise ValueError(
+            f"POSENC_PROOF_TIMEOUT must be a number of seconds, got {raw!r}"
+        ) from None
+    if not value > 0:
+        raise ValueError(f"POSENC_PROOF_TIMEOUT must be positive, got {raw!r}")
+    return value
+
+
+def _failed(path: Path, error: str, seconds: float) -> Result:
+    """The result of a proof that gave none: it exited, hung or died."""
+    return Result(
+        number=number_of(path),
+        title=slug_of(path),
+        slug=slug_of(path),
+        file=path.name,
+        sha256=hashlib.sha256(path.read_bytes()).hexdigest(),
+        uses=[],
+        statement="",
+        checks=[],
+        misreadings=[],
+        seconds=round(seconds, 3),
+        date=datetime.now(UTC).replace(microsecond=0).isoformat(),
+        versions=versions(),
+        error=error,
+    )
+
+
+def run_isolated(path: Path, timeout: float | None = None) -> Result:
+    """Run one proof in a process of its own, stopped after ``timeout`` seconds.
+
+    The child prints its result after a marker that only the parent knows; a
+    proof that exits, hangs, is killed or prints no result fails, and the
+    error says which. The child gets its own session, so that whatever it
+    started is killed with it.
+    """
+    path = Path(path).resolve()
+    limit = _timeout() if timeout is None else timeout
+    marker = secrets.token_hex(16)
+    started = time.perf_counter()
+    child = subprocess.Popen(
+        [sys.executable, "-m", "proofs.runner", "--child", str(path)],
+        cwd=ROOT,
+        env={**os.environ, "POSENC_RESULT_MARKER": marker, "PYTHONPATH": str(ROOT)},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        out, err = child.communicate(timeout=limit)
+    except subprocess.TimeoutExpired:
+        _kill(child)
+        child.communicate()
+        return _failed(
+            path,
+            f"the proof did not finish within {limit:g} s and was stopped "
+            "(set POSENC_PROOF_TIMEOUT to allow longer)",
+            time.perf_counter() - started,
+        )
+    finally:
+        _kill(child)  # anything the proof left running in its session
+    seconds = time.perf_counter() - started
+    text = out.decode("utf-8", "replace")
+    _, found, payload = text.rpartition(f"\n{marker}\n")
+    if not found:
+        tail = err.decode("utf-8", "replace").strip().splitlines()[-3:]
+        how = (
+            f"exited with status {child.returncode}"
+            if child.returncode >= 0
+            else f"was killed by signal {-child.returncode}"
+        )
+        detail = f": {' / '.join(tail)}" if tail else ""
+        return _failed(path, f"the proof {how} before reporting a result{detail}", seconds)
+    try:
+        data = json.loads(payload)
+        fields = {k: v for k, v in data.items() if k not in ("status", "cached")}
+        return Result(**fields)
+    except (json.JSONDecodeError, TypeError) as exc:
+        return _failed(path, f"the proof's result could not be read: {exc}", seconds)
+
+
+def _kill(child: subprocess.Popen) -> None:
+    try:
+        os.killpg(child.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _child(path: Path) -> int:
+    """In the child: run the proof and print its result after the marker."""
+    marker = os.environ["POSENC_RESULT_MARKER"]
+    result = run_one(path)
+    sys.stdout.flush()
+    sys.stdout.write(f"\n{marker}\n{json.dumps(result.as_dict())}")
+    sys.stdout.flush()
+    return 0
+
+
 def _cached(path: Path, cache_dir: Path) -> Result | None:
     entry = cache_dir / f"{path.stem}.json"
     if not entry.is_file():
         return None
     try:
         data = json.loads(entry.read_text())
-    except (OSError, json.JSONDecodeError):
-        return None
-    if data.get("key") != cache_key(path):
-        return None
-    fields = {k: v for k, v in data["result"].items() if k not in ("status", "cached")}
-    return Result(**fields, cached=True)
+        if data.get("key") != cache_key(path):
+            return None
+        fields = {k: v for k, v in data["result"].items() if k not in ("status", "cached")}
+        return Result(**fields, cached=True)
+    except (OSError, json.JSONDecodeError, AttributeError, KeyError, TypeError):
+        return None  # a damaged entry is a miss
 
 
 def _store(path: Path, result: Result, cache_dir: Path) -> None:
@@ -283,13 +392,18 @@ def run(
     cache_dir: Path | None = DEFAULT_CACHE,
     refresh: bool = False,
     progress: Progress | None = None,
+    isolate: bool = True,
+    timeout: float | None = None,
 ) -> list[Result]:
     """Run the selected proofs (all by default), reusing cached results.
 
     ``progress(index, total, path, result)`` is called before each proof with
     ``result=None`` and after it with the result. ``refresh=True`` re-runs
     every proof and stores the fresh results; ``cache_dir=None`` neither reads
-    nor writes a cache. Unknown numbers raise ``ValueError``.
+    nor writes a cache. Each proof runs in a process of its own with a time
+    limit (``timeout`` seconds, default ``POSENC_PROOF_TIMEOUT`` or
+    ``DEFAULT_TIMEOUT``); ``isolate=False`` runs them in this process.
+    Unknown numbers raise ``ValueError``.
     """
     paths = discover(directory)
     if numbers is not None:
@@ -308,7 +422,7 @@ def run(
             progress(index, len(paths), path, None)
         result = _cached(path, cache_dir) if cache_dir and not refresh else None
         if result is None:
-            result = run_one(path)
+            result = run_isolated(path, timeout) if isolate else run_one(path)
             if cache_dir and result.passed:
                 _store(path, result, cache_dir)
         if progress:
@@ -330,3 +444,9 @@ def write_report(results: list[Result], path: Path = DEFAULT_REPORT) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(report(results), indent=1, sort_keys=True) + "\n")
     return path
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--child":
+        sys.exit(_child(Path(sys.argv[2])))
+    sys.exit("usage: python -m proofs.runner --child PROOF (run by the runner itself)")

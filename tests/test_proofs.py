@@ -417,3 +417,65 @@ def test_checks_must_state_kind_and_scope():
     rec = kit.Recorder()
     with pytest.raises(ValueError, match="scope"):
         rec.numeric("no scope", [0.0], tol=1.0, scope="")
+
+
+# -- each proof in a process of its own --------------------------------------------
+
+
+def _sabotaged(tmp_path: Path, line: str) -> Path:
+    """A copy of Proposition 8 whose checks begin with ``line``."""
+    source = (ROOT / "proofs" / "p08_shift_is_rotation.py").read_text()
+    marker = "def checks(rec: Recorder) -> None:\n"
+    assert marker in source
+    path = tmp_path / "p08_shift_is_rotation.py"
+    path.write_text(source.replace(marker, marker + f"    {line}\n"))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ("import sys; sys.exit(0)", "exited with status 0 before reporting a result"),
+        ("import os; os._exit(0)", "exited with status 0 before reporting a result"),
+        ("import os, signal; os.kill(os.getpid(), signal.SIGKILL)", "killed by signal 9"),
+    ],
+)
+def test_a_proof_that_exits_fails_and_says_so(tmp_path, line, said):
+    _sabotaged(tmp_path, line)
+    [result] = runner.run(directory=tmp_path, cache_dir=None)
+    assert not result.passed
+    assert said in result.error
+
+
+def test_a_proof_that_hangs_is_stopped_and_named(tmp_path):
+    _sabotaged(tmp_path, "import time; time.sleep(600)")
+    [result] = runner.run(directory=tmp_path, cache_dir=None, timeout=3)
+    assert not result.passed
+    assert "did not finish within 3 s" in result.error
+    assert result.seconds < 60
+
+
+def test_the_command_fails_on_an_exiting_proof(tmp_path):
+    _sabotaged(tmp_path, "import os; os._exit(0)")
+    done = subprocess.run(
+        [sys.executable, "-m", "proofs", "--dir", str(tmp_path), "--report", str(tmp_path / "r")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 1
+    assert "Proposition 8" in done.stderr and "before reporting a result" in done.stderr
+    assert "FAILED" in done.stdout
+
+
+def test_a_damaged_cache_entry_is_a_miss(tmp_path):
+    directory = tmp_path / "proofs"
+    directory.mkdir()
+    shutil.copy(ROOT / "proofs" / "p08_shift_is_rotation.py", directory)
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    for damaged in ("{not json", '{"key": 1}', "[]", '{"key": null, "result": 5}'):
+        (cache / "p08_shift_is_rotation.json").write_text(damaged)
+        [result] = runner.run(directory=directory, cache_dir=cache)
+        assert result.passed and not result.cached
