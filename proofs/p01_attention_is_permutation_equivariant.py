@@ -16,7 +16,7 @@ import numpy as np
 import sympy as sp
 
 import posenc
-from proofs.kit import Misreading, Recorder, Witness, substitute
+from proofs.kit import Misreading, Recorder, Show, Witness, substitute
 
 NUMBER = 1
 TITLE = "Self-attention cannot see order"
@@ -24,6 +24,11 @@ USES = ()
 
 D_MODEL = 2  # features per token in the symbolic check; the argument does not use its value
 D_K = 2
+SIZES = range(2, 6)  # the symbolic check covers n = 2..5 tokens
+SAMPLES = 20  # random points in each numeric check
+
+# What the proposition chooses rather than computes.
+INPUTS = {"largest_n": max(SIZES), "random_points": SAMPLES}
 
 
 def tokens(n: int) -> sp.Matrix:
@@ -38,6 +43,17 @@ def weights(name: str, cols: int) -> sp.Matrix:
 WQ, WK, WV = weights("q", D_K), weights("k", D_K), weights("v", D_MODEL)
 
 
+def in_order(terms: list[sp.Expr]) -> sp.Expr:
+    """A sum over tokens, kept unevaluated with its terms in token order.
+
+    SymPy would otherwise sort the terms of every sum at once, so Attn(P X)
+    and P Attn(X) would be the same expression as written. Kept in order,
+    the two sides differ as written, and the check is that evaluating them
+    (which reorders each sum) makes them equal.
+    """
+    return terms[0] if len(terms) == 1 else sp.Add(*terms, evaluate=False)
+
+
 def attention(x: sp.Matrix, causal: bool = False) -> sp.Matrix:
     """Attn(X), written out: row r mixes the value rows with softmax weights.
 
@@ -50,14 +66,12 @@ def attention(x: sp.Matrix, causal: bool = False) -> sp.Matrix:
     for r in range(x.rows):
         allowed = range(r + 1) if causal else range(x.rows)
         weight = [sp.exp(scores[r, j]) for j in allowed]
-        total = sp.Add(*weight)
-        rows.append(
-            sum(
-                (weight[t] * values.row(j) for t, j in enumerate(allowed)),
-                sp.zeros(1, values.cols),
-            )
-            / total
-        )
+        total = in_order(weight)  # the softmax denominator, a sum over the keys
+        mixed = [
+            in_order([weight[t] * values[j, col] for t, j in enumerate(allowed)]) / total
+            for col in range(values.cols)
+        ]
+        rows.append(sp.Matrix([mixed]))
     return sp.Matrix.vstack(*rows)
 
 
@@ -66,38 +80,39 @@ def permute_rows(m: sp.Matrix, perm: tuple[int, ...]) -> sp.Matrix:
     return sp.Matrix.vstack(*[m.row(p) for p in perm])
 
 
-def attention_of_permuted(out: sp.Matrix, x: sp.Matrix, perm: tuple[int, ...]) -> sp.Matrix:
-    """Attn(P X), obtained from the formula for Attn(X) by renaming token symbols."""
-    rename = {x[r, c]: x[perm[r], c] for r in range(x.rows) for c in range(x.cols)}
-    return out.xreplace(rename)
-
-
 def equivariance_cases(causal: bool = False):
     """(label, Attn(PX) - P Attn(X)) for n = 2..5 and every permutation."""
-    for n in range(2, 6):
+    for n in SIZES:
         x = tokens(n)
         out = attention(x, causal)
         for perm in itertools.permutations(range(n)):
-            moved = attention_of_permuted(out, x, perm)  # Attn(P X)
+            moved = attention(permute_rows(x, perm), causal)  # Attn(P X), built from P X
             yield f"n = {n}, perm = {perm}", moved - permute_rows(out, perm)
 
 
+def softmax(v: list[sp.Expr]) -> list[sp.Expr]:
+    """softmax of a row of scores, its normaliser summed in the order of the row."""
+    total = in_order([sp.exp(t) for t in v])
+    return [sp.exp(t) / total for t in v]
+
+
 def checks(rec: Recorder) -> None:
-    # Step 1. The formula for Attn is built from sums over all tokens. Renaming
-    # the tokens (X -> P X) permutes the terms of each sum, which leaves the sum
-    # unchanged, and moves the query of row r to row perm[r]. So every entry of
-    # Attn(P X) - P Attn(X) must cancel. Checked exactly, with every entry of X
-    # and of the weights a free symbol, for every permutation of 2..5 tokens.
-    rec.instances(
+    # Step 1. The formula for Attn is built from sums over all tokens. Feeding
+    # it P X instead of X permutes the terms of each sum and moves the query of
+    # row r to row perm[r]. Each sum is kept in the order of its input, so the
+    # two sides differ as written; evaluating them must make every entry of
+    # Attn(P X) - P Attn(X) vanish. Every entry of X and of the weights is a
+    # free symbol; every permutation of 2..5 tokens.
+    equivariance = rec.instances(
         "Attn(P X) = P Attn(X)",
         equivariance_cases(),
-        scope="n = 2..5 tokens, all 152 permutations, symbolic X (n x 2) and Wq, Wk, Wv (2 x 2)",
+        scope="n = 2..5 tokens, every permutation, symbolic X (n x 2) and Wq, Wk, Wv (2 x 2)",
     )
+    rec.quantity("permutations", equivariance.samples, show=Show(), by=equivariance)
 
     # Step 2. The softmax step on its own: permuting a row of scores permutes
     # its weights the same way (the normaliser is a sum over all entries).
     s = sp.symbols("s0:4", real=True)
-    softmax = lambda v: [sp.exp(t) / sp.Add(*[sp.exp(u) for u in v]) for t in v]  # noqa: E731
     rec.instances(
         "softmax(P s) = P softmax(s)",
         (
@@ -116,47 +131,54 @@ def checks(rec: Recorder) -> None:
     rng = np.random.default_rng(1)
     x = tokens(4)
     formula = sp.lambdify([list(x), list(WQ), list(WK), list(WV)], attention(x), "numpy")
-    worst = 0.0
-    for _ in range(20):
+    errors = []
+    for _ in range(SAMPLES):
         xs, q, k, v = (rng.normal(size=shape) for shape in ((4, 2), (2, 2), (2, 2), (2, 2)))
         got = posenc.attention(xs, q, k, v)  # (4, 2)
         want = np.array(
             formula(list(xs.ravel()), list(q.ravel()), list(k.ravel()), list(v.ravel())),
             dtype=float,
         )
-        worst = max(worst, float(np.abs(got - want).max()))
+        errors.extend(np.abs(got - want).ravel())
     rec.numeric(
         "posenc.attention equals the symbolic Attn",
-        worst,
+        errors,
         tol=1e-12,
-        scope="20 random (X, Wq, Wk, Wv), n = 4, d = 2, float64",
+        scope=f"{SAMPLES} random (X, Wq, Wk, Wv), every entry of the (4, 2) output; "
+        "n = 4, d = 2, float64",
     )
 
     # Step 4. Multi-head attention (heads computed side by side, concatenated,
     # then mixed by Wo) inherits the property: numeric check with posenc.
-    worst = 0.0
-    for _ in range(20):
+    errors = []
+    for _ in range(SAMPLES):
         n, width, heads = 7, 8, 2
         xs = rng.normal(size=(n, width))  # (n, d)
         wq, wk, wv, wo = (rng.normal(size=(width, width)) for _ in range(4))  # (d, d) each
         perm = rng.permutation(n)  # row r of P X is row perm[r] of X
         out = posenc.multi_head_attention(xs, wq, wk, wv, wo, heads=heads)  # (n, d)
         out_permuted = posenc.multi_head_attention(xs[perm], wq, wk, wv, wo, heads=heads)  # (n, d)
-        worst = max(worst, float(np.abs(out_permuted - out[perm]).max()))
+        errors.extend(np.abs(out_permuted - out[perm]).ravel())
     rec.numeric(
         "multi-head: MHA(P X) = P MHA(X)",
-        worst,
+        errors,
         tol=1e-12,
-        scope="20 random inputs and permutations, n = 7, d = 8, 2 heads, float64",
+        scope=f"{SAMPLES} random inputs and permutations, every entry of the (7, 8) output; "
+        "n = 7, d = 8, 2 heads, float64",
     )
 
 
 # -- misreadings -------------------------------------------------------------------
 
-# One concrete point for the witnesses: two tokens, identity weights.
+# One concrete point for the witnesses: two tokens, identity weights. Every
+# output row is then a mix of the value rows (1, 0) and (0, 1), so its entries
+# lie in [0, 1]; the witnesses are evaluated at 50 digits.
 _POINT_X = sp.Matrix([[1, 0], [0, 1]])
 _IDENTITY = {s: v for w in (WQ, WK, WV) for s, v in zip(w, sp.eye(2), strict=True)}
 _SWAP = (1, 0)
+#: A tenth of the outputs' range [0, 1]: an exact equality evaluated at 50
+#: digits could not come near it.
+_MARGIN = sp.Rational(1, 10)
 
 
 def _at_point(expr: sp.Matrix, x: sp.Matrix) -> sp.Matrix:
@@ -167,11 +189,12 @@ def _invariant(wit: Witness) -> None:
     # "Attention is permutation-invariant": Attn(P X) = Attn(X). The outputs
     # do move with their tokens, so for distinct tokens they differ.
     x = tokens(2)
-    out = attention(x)
     wit.differs(
-        _at_point(attention_of_permuted(out, x, _SWAP), x),
-        _at_point(out, x),
+        _at_point(attention(permute_rows(x, _SWAP)), x),
+        _at_point(attention(x), x),
         at="n = 2, X = I, Wq = Wk = Wv = I, P swaps the tokens",
+        margin=_MARGIN,
+        by="a tenth of the outputs' range [0, 1]",
     )
 
 
@@ -179,11 +202,12 @@ def _causal_equivariant(wit: Witness) -> None:
     # "A causal block is equivariant too": the mask is fixed by index, so after
     # the swap the first token sees only itself and its output changes.
     x = tokens(2)
-    out = attention(x, causal=True)
     wit.differs(
-        _at_point(attention_of_permuted(out, x, _SWAP), x),
-        _at_point(permute_rows(out, _SWAP), x),
+        _at_point(attention(permute_rows(x, _SWAP), causal=True), x),
+        _at_point(permute_rows(attention(x, causal=True), _SWAP), x),
         at="n = 2, causal mask, X = I, Wq = Wk = Wv = I, P swaps the tokens",
+        margin=_MARGIN,
+        by="a tenth of the outputs' range [0, 1]",
     )
 
 

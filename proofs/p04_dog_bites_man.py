@@ -6,26 +6,33 @@ let every word attend to all three with its own vector as query, key and value
 (Wq = Wk = Wv = I, scores divided by sqrt(4) = 2). Without a position signal,
 each word gets exactly the same output in "dog bites man" and in "man bites
 dog": the distance between its two outputs is 0. After adding the sinusoidal
-code PE = posenc.sinusoidal(3, 4) to the rows, the outputs differ: the
-distances are 0.975951 for dog, 0.251825 for bites and 1.07323 for man.
+code PE = posenc.sinusoidal(3, 4) to the rows, the outputs differ: the proof
+computes each word's distance exactly and evaluates it at 30 digits.
 
 Uses: 1.
 """
 
 from __future__ import annotations
 
-import mpmath
 import numpy as np
 import sympy as sp
 
 import posenc
-from proofs.kit import Misreading, Recorder, Witness, reduce_to_zero
+from posenc.figures import toy as figure
+from proofs.kit import Misreading, Recorder, Show, Witness, reduce_to_zero
 
 NUMBER = 4
 TITLE = "Dog bites man"
 USES = (1,)
 
 WIDTH = 4
+LENGTH = 3
+BASE = 10000
+DIGITS = 30  # every exact value below is evaluated at this many digits
+
+# What the proposition chooses rather than computes.
+INPUTS = {"width": WIDTH, "length": LENGTH, "base": BASE, "digits": DIGITS}
+
 half = sp.Rational(1, 2)
 WORDS = {
     "dog": sp.Matrix([[1, half, 0, -half]]),
@@ -35,13 +42,28 @@ WORDS = {
 FIRST = ("dog", "bites", "man")  # "dog bites man"
 SECOND = ("man", "bites", "dog")  # "man bites dog"
 
-#: The distances the page states, to 6 significant digits (checked in step 5).
-DISTANCES = {"dog": "0.975951", "bites": "0.251825", "man": "1.07323"}
+#: The worked example of the sinusoidal code at length 3, width 4 (FACTS,
+#: section 2), rows 1 and 2, as the source writes them.
+WORKED = {
+    1: ("0.841471", "0.540302", "0.00999983", "0.99995"),
+    2: ("0.909297", "-0.416147", "0.0199987", "0.9998"),
+}
 
 
 def sentence(words: dict[str, sp.Matrix], order: tuple[str, ...]) -> sp.Matrix:
     """The input matrix: one row per word, in sentence order."""
     return sp.Matrix.vstack(*[words[w] for w in order])
+
+
+def in_order(terms: list[sp.Expr]) -> sp.Expr:
+    """A sum over the words, kept unevaluated with its terms in sentence order.
+
+    SymPy would otherwise sort the terms of every sum at once, so a word's
+    outputs in the two sentences would be the same expression as written.
+    Kept in order, they differ as written, and the check is that evaluating
+    them (which reorders each sum) makes them equal.
+    """
+    return terms[0] if len(terms) == 1 else sp.Add(*terms, evaluate=False)
 
 
 def attention(m: sp.Matrix) -> sp.Matrix:
@@ -50,18 +72,24 @@ def attention(m: sp.Matrix) -> sp.Matrix:
     rows = []
     for a in range(m.rows):
         weight = [sp.exp(scores[a, b]) for b in range(m.rows)]
-        rows.append(sum((weight[b] * m.row(b) for b in range(m.rows)), sp.zeros(1, WIDTH)))
-        rows[-1] /= sp.Add(*weight)
+        total = in_order(weight)  # the softmax denominator, a sum over the words
+        mixed = [in_order([weight[b] * m[b, col] for b in range(m.rows)]) for col in range(WIDTH)]
+        rows.append(sp.Matrix([mixed]) / total)
     return sp.Matrix.vstack(*rows)
+
+
+def speeds() -> list[sp.Expr]:
+    """w_i = 10000^(-2i/4), i = 0, 1."""
+    return [sp.Integer(BASE) ** sp.Rational(-2 * i, WIDTH) for i in range(WIDTH // 2)]
 
 
 def code(length: int) -> sp.Matrix:
     """PE(pos, 2i) = sin(pos w_i), PE(pos, 2i+1) = cos(pos w_i), w_i = 10000^(-2i/4)."""
-    speeds = [sp.Integer(10000) ** sp.Rational(-2 * i, WIDTH) for i in range(WIDTH // 2)]
+    w = speeds()
     return sp.Matrix(
         length,
         WIDTH,
-        lambda pos, col: (sp.sin if col % 2 == 0 else sp.cos)(pos * speeds[col // 2]),
+        lambda pos, col: (sp.sin if col % 2 == 0 else sp.cos)(pos * w[col // 2]),
     )
 
 
@@ -72,16 +100,32 @@ def word_gaps(words: dict[str, sp.Matrix], pe: sp.Matrix) -> dict[str, sp.Matrix
     return {w: out1.row(FIRST.index(w)) - out2.row(SECOND.index(w)) for w in FIRST}
 
 
-def named(gap: sp.Matrix) -> sp.Matrix:
-    """``gap``; unless it cancels as written, with its repeated parts named (``sp.cse``).
+def evaluated(expr):
+    """``expr`` with every sum evaluated, each shared subexpression rebuilt only once."""
+    memo: dict[sp.Basic, sp.Basic] = {}
 
-    Naming common subexpressions cannot turn a nonzero difference into zero
-    (putting the definitions back restores it), and it keeps a false claim
-    from sending the simplifier into a long search before it fails.
+    def walk(e: sp.Basic) -> sp.Basic:
+        if e not in memo:
+            memo[e] = e.func(*[walk(a) for a in e.args]) if e.args else e
+        return memo[e]
+
+    return expr.applyfunc(walk) if isinstance(expr, sp.MatrixBase) else walk(expr)
+
+
+def for_the_kit(gap: sp.Matrix) -> sp.Matrix:
+    """The difference ``gap`` as a check hands it to the kit.
+
+    When it vanishes once its sums are evaluated, the kit gets it as built
+    and must evaluate it itself. When it does not (a false claim, such as
+    the broken copy of the tests), the kit gets the evaluated difference with
+    its repeated parts named (``sp.cse``): naming cannot make a nonzero
+    difference vanish (putting the definitions back restores it), and it
+    spares the simplifier a long search before it fails.
     """
-    if all(entry == 0 for entry in gap):
+    settled = evaluated(gap)
+    if all(entry == 0 for entry in settled):
         return gap
-    _, (reduced,) = sp.cse([gap], optimizations=None)
+    _, (reduced,) = sp.cse([settled], optimizations=None)
     return reduced
 
 
@@ -89,18 +133,28 @@ def stacked(gaps: dict[str, sp.Matrix]) -> sp.Matrix:
     return sp.Matrix.vstack(*gaps.values())  # (3, 4): one row per word
 
 
+def distance(gap: sp.Matrix) -> sp.Expr:
+    return sp.sqrt(sum(t**2 for t in gap))
+
+
+def significant(text: str) -> int:
+    """How many significant digits a decimal as written has ("0.00999983" -> 6)."""
+    return len(text.lstrip("-").replace(".", "").lstrip("0"))
+
+
 def checks(rec: Recorder) -> None:
     # Step 1. Proposition 1 for this toy, with every word left symbolic: the
     # second sentence is the first with rows 0 and 2 swapped, so each word's
-    # output row moves with the word and does not change.
+    # output row moves with the word and does not change. Each sum over the
+    # words is kept in its sentence's order until the check evaluates it.
     symbolic = {
         w: sp.Matrix(1, WIDTH, lambda _, col, w=w: sp.Symbol(f"{w}_{col}", real=True))
         for w in FIRST
     }
-    zero_code = sp.zeros(3, WIDTH)
+    zero_code = sp.zeros(LENGTH, WIDTH)
     rec.identity(
         "no position signal: each word's output is the same in both sentences",
-        named(stacked(word_gaps(symbolic, zero_code))),
+        for_the_kit(stacked(word_gaps(symbolic, zero_code))),
         scope="every choice of the three word vectors in R^4 (12 real symbols)",
     )
 
@@ -108,73 +162,102 @@ def checks(rec: Recorder) -> None:
     # and exponentials of rationals): the distance is exactly 0.
     rec.instances(
         "at the hand-made words: output in sentence 1 - output in sentence 2 = 0",
-        ((w, named(gap)) for w, gap in word_gaps(WORDS, zero_code).items()),
+        ((w, for_the_kit(gap)) for w, gap in word_gaps(WORDS, zero_code).items()),
         scope="the three words dog, bites, man as listed (exact rationals)",
     )
 
     # Step 3. The code for 3 positions and width 4. Pair 1 turns at
-    # 10000^(-2/4) = 1/100 exactly, and posenc.sinusoidal gives the table.
+    # 10000^(-2/4) = 1/100 exactly, so at position 2 its angle is 1/50; and
+    # posenc.sinusoidal gives the table, which matches the worked example.
+    w = speeds()
     rec.exact(
-        "width 4: the speed of pair 1 is 10000^(-1/2) = 1/100",
-        sp.Integer(10000) ** sp.Rational(-2, 4),
+        "width 4: the speed of pair 1 is 10000^(-2/4) = 1/100",
+        w[1],
         sp.Rational(1, 100),
         scope="exact rationals",
+        quantity="speed_1",
+        show=Show(style="fraction"),
     )
-    pe = code(3)  # rows (0, 1, 0, 1), (sin 1, cos 1, sin 1/100, cos 1/100), ...
-    with mpmath.workdps(30):
-        exact_table = np.array(
-            [[float(mpmath.mpf(str(sp.N(e, 30)))) for e in pe.row(a)] for a in range(3)]
-        )  # (3, 4), each entry rounded once from 30 digits
+    rec.exact(
+        "the angle of pair 1 at position 2 is 2 w_1 = 1/50",
+        2 * w[1],
+        sp.Rational(1, 50),
+        scope="exact rationals",
+        quantity="angle_2_pair_1",
+        show=Show(style="fraction"),
+    )
+    pe = code(LENGTH)  # rows (0, 1, 0, 1), (sin 1, cos 1, sin 1/100, cos 1/100), ...
+    exact_table = np.array(
+        [[float(sp.N(e, DIGITS)) for e in pe.row(a)] for a in range(LENGTH)]
+    )  # (3, 4), each entry rounded once from 30 digits
     rec.numeric(
         "posenc.sinusoidal(3, 4) equals the code's formula",
-        float(np.abs(posenc.sinusoidal(3, 4) - exact_table).max()),
+        np.abs(posenc.sinusoidal(LENGTH, WIDTH) - exact_table),
         tol=4e-16,
         scope="all 12 entries, against 30-digit values",
     )
+    for pos, row in WORKED.items():
+        for col, text in enumerate(row):
+            rec.rounds_to(
+                f"PE({pos})[{col}] reads {text}, as in the worked example",
+                float(sp.N(pe[pos, col], DIGITS)),
+                text,
+                show=Show(sig=significant(text)),
+                scope="the formula at 30 digits, shown with the digits FACTS gives",
+                quantity=f"pe_{pos}_{col}",
+            )
 
     # Step 4. With the code added, the distances |out_1(w) - out_2(w)|, from
     # the exact expressions at 30 digits, and from posenc in float64.
     gaps = word_gaps(WORDS, pe)
-    exact_distance = {w: sp.N(sp.sqrt(sum(t**2 for t in gap)), 30) for w, gap in gaps.items()}
+    exact_distance = {w: float(sp.N(distance(gap), DIGITS)) for w, gap in gaps.items()}
     identity = np.eye(WIDTH)
-    table = posenc.sinusoidal(3, WIDTH)  # (3, 4)
+    table = posenc.sinusoidal(LENGTH, WIDTH)  # (3, 4)
 
     def run(order: tuple[str, ...]) -> np.ndarray:
         rows = np.array([[float(t) for t in WORDS[w]] for w in order])  # (3, 4)
         return posenc.attention(rows + table, identity, identity, identity)  # (3, 4)
 
     out1, out2 = run(FIRST), run(SECOND)
-    worst = 0.0
-    for w in FIRST:
-        got = np.linalg.norm(out1[FIRST.index(w)] - out2[SECOND.index(w)])
-        worst = max(worst, abs(got - float(exact_distance[w])))
-    rec.numeric(
+    computed = rec.numeric(
         "with the code: posenc distances equal the exact ones (30 digits)",
-        worst,
+        [
+            np.linalg.norm(out1[FIRST.index(w)] - out2[SECOND.index(w)]) - exact_distance[w]
+            for w in FIRST
+        ],
         tol=1e-12,
         scope="the three words, float64 posenc.attention vs the symbolic outputs at 30 digits",
     )
+    for w in FIRST:
+        rec.quantity(f"distance_{w}", exact_distance[w], show=Show(sig=6), by=computed)
 
-    # Step 5. The values written on the page: each is the 30-digit distance
-    # rounded to 6 significant digits, so the distances are not 0.
-    worst = 0.0
-    with mpmath.workdps(30):
-        for w, shown in DISTANCES.items():
-            digits = len(shown.replace(".", "").lstrip("0"))
-            exponent = mpmath.floor(mpmath.log10(mpmath.mpf(shown)))
-            half_ulp = mpmath.mpf(10) ** (exponent - digits + 1) / 2
-            error = abs(mpmath.mpf(str(exact_distance[w])) - mpmath.mpf(shown))
-            worst = max(worst, float(error / half_ulp))
+    # Step 5. The figure draws what is proven: its bars (posenc.attention on
+    # its own copy of the words) against the exact distances, with the code,
+    # and 0 up to rounding without it.
+    drawn = figure._distances(True)  # (3,): the bars of the bottom row
+    bars = rec.numeric(
+        "figure, with the code: each bar equals the exact distance",
+        [drawn[FIRST.index(w)] - exact_distance[w] for w in FIRST],
+        tol=1e-12,
+        scope="the three bars of the bottom row, float64, vs the symbolic distances at 30 digits",
+    )
+    for w in FIRST:
+        rec.quantity(f"bar_{w}", exact_distance[w], show=Show(decimals=3), by=bars)
     rec.numeric(
-        "with the code: distances dog 0.975951, bites 0.251825, man 1.07323",
-        worst,
-        tol=1.0,
-        scope="each 30-digit distance within half a unit of the stated last digit "
-        "(largest error shown in those half units)",
+        "figure, no position signal: each bar is 0 up to rounding",
+        figure._distances(False),
+        tol=1e-12,
+        scope="the three bars of the top row, float64",
     )
 
 
 # -- misreadings -------------------------------------------------------------------
+
+#: Every output is a weighted mean of the three input rows, whose entries lie
+#: in [-1, 1] without the code: a hundredth of that range is far above the
+#: 50-digit rounding of an exact equality, and far below the witnesses.
+_MARGIN = sp.Rational(1, 50)
+_BY = "a hundredth of the range [-1, 1] of the words' entries"
 
 
 def _constant_vector(wit: Witness) -> None:
@@ -182,9 +265,9 @@ def _constant_vector(wit: Witness) -> None:
     # vector c on every row is not a position signal: each word's output is
     # still the same in both sentences, for every c.
     shift = sp.Matrix(1, WIDTH, lambda _, col: sp.Symbol(f"c_{col}", real=True))
-    same = sp.Matrix.vstack(*[shift] * 3)  # (3, 4): c on every row
+    same = sp.Matrix.vstack(*[shift] * LENGTH)  # (3, 4): c on every row
     wit.exact(
-        reduce_to_zero(named(stacked(word_gaps(WORDS, same)))) is not None,
+        reduce_to_zero(for_the_kit(stacked(word_gaps(WORDS, same)))) is not None,
         at="the hand-made words plus the same vector c (4 free symbols) on every row: "
         "each word's two outputs differ by exactly 0",
     )
@@ -199,14 +282,22 @@ def _invariant(wit: Witness) -> None:
         first.row(0),
         second.row(0),
         at="the hand-made words, no position signal, row 0 (dog's output vs man's)",
+        margin=_MARGIN,
+        by=_BY,
     )
 
 
 def _middle_word(wit: Witness) -> None:
     # "With the code, a word that keeps its place keeps its output": "bites"
     # is at position 1 in both sentences, but its neighbours swapped codes.
-    gap = word_gaps(WORDS, code(3))["bites"]
-    wit.differs(gap, sp.zeros(1, WIDTH), at="the word bites, position 1 in both sentences")
+    gap = word_gaps(WORDS, code(LENGTH))["bites"]
+    wit.differs(
+        gap,
+        sp.zeros(1, WIDTH),
+        at="the word bites, position 1 in both sentences",
+        margin=_MARGIN,
+        by=_BY,
+    )
 
 
 MISREADINGS = [

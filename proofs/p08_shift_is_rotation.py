@@ -11,15 +11,20 @@ Uses: 5.
 
 from __future__ import annotations
 
+import mpmath
 import numpy as np
 import sympy as sp
 
 import posenc
-from proofs.kit import Misreading, Recorder, Witness, substitute
+from proofs.kit import Misreading, Recorder, Show, Witness, substitute
 
 NUMBER = 8
 TITLE = "A shift is a rotation"
 USES = (5,)
+
+# The numbers this proposition chooses: the paper's base, used wherever the
+# library is compared with the symbols. Nothing on the page is measured at it.
+INPUTS = {"base": 10000}
 
 # Symbols, declared once. A pair turns at angular speed w > 0; positions and
 # offsets are real numbers (integers are the case that matters, but nothing
@@ -37,6 +42,15 @@ def pair(p: sp.Expr, speed: sp.Expr = w) -> sp.Matrix:
 def block(angle: sp.Expr) -> sp.Matrix:
     """The rotation block claimed for the (sin, cos) order."""
     return sp.Matrix([[sp.cos(angle), sp.sin(angle)], [-sp.sin(angle), sp.cos(angle)]])
+
+
+def at(matrix: sp.Matrix, symbol: sp.Symbol, value: sp.Expr) -> sp.Matrix:
+    """``matrix`` with ``symbol`` put to ``value``, left unevaluated (sp.Subs per entry).
+
+    SymPy would simplify block(w * 0) to I on sight; built this way, the
+    kit has to evaluate the substitution itself, so the check shows work.
+    """
+    return matrix.applyfunc(lambda entry: sp.Subs(entry, symbol, value))
 
 
 def shift_matrix(offset: sp.Expr, width: int) -> sp.Matrix:
@@ -70,16 +84,23 @@ def checks(rec: Recorder) -> None:
     )
 
     # Step 3. The group law, block by block (a block-diagonal product is the
-    # product of the blocks, so the blocks suffice for every width).
-    rec.identity("M_0 = I", block(w * 0) - sp.eye(2), scope="every speed w > 0")
+    # product of the blocks, so the blocks suffice for every width). M_0 and
+    # M_(-k) are the block of step 1 with k put to 0 and to -k, the
+    # substitution left for the kit to evaluate (cos 0 = 1, sin 0 = 0; cos is
+    # even and sin is odd).
+    rec.identity(
+        "M_0 = I: the block at k = 0 is the identity",
+        at(block(w * k), k, 0) - sp.eye(2),
+        scope="every speed w > 0",
+    )
     rec.identity(
         "M_j M_k = M_(j+k)",
         block(w * j) * block(w * k) - block(w * (j + k)),
         scope="all real j, k and every speed w > 0",
     )
     rec.identity(
-        "M_(-k) = M_k^T",
-        block(w * -k) - block(w * k).T,
+        "M_(-k) = M_k^T: the block at -k is the transpose of the block at k",
+        at(block(w * k), k, -k) - block(w * k).T,
         scope="all real k and every speed w > 0",
     )
     rec.identity(
@@ -88,46 +109,68 @@ def checks(rec: Recorder) -> None:
         scope="all real k and every speed w > 0",
     )
 
-    # Step 4. Numeric spot check of the symbolic result at 50 sampled points.
+    # Step 4. Numeric spot check of the symbolic result at 50 sampled points:
+    # every entry of every difference is kept, so the kit counts them.
     rng = np.random.default_rng(8)
-    worst = 0.0
     numeric_block = sp.lambdify((w, k, pos), block(w * k) * pair(pos) - pair(pos + k), "numpy")
-    for speed, offset, where in rng.uniform([1e-4, -500, -500], [2, 500, 500], size=(50, 3)):
-        worst = max(worst, float(np.abs(numeric_block(speed, offset, where)).max()))
+    points = rng.uniform([1e-4, -500, -500], [2, 500, 500], size=(50, 3))  # (50, 3)
+    errors = [np.asarray(numeric_block(*point), dtype=float).ravel() for point in points]
     rec.numeric(
         "the identity of step 1 at sampled points",
-        worst,
+        np.concatenate(errors),  # (100,): two entries per point
         tol=1e-10,
-        scope="50 random (w, k, pos) in [1e-4, 2] x [-500, 500]^2, float64",
+        scope="50 random (w, k, pos) in [1e-4, 2] x [-500, 500]^2, float64, both entries",
     )
 
     # Step 5. The library draws what is proven: posenc.shift_matrix equals the
     # symbolic M_k, and moves rows of posenc.sinusoidal by k.
-    worst_matrix = 0.0
+    matrix_errors = []
     for width, offset in ((2, 1), (8, 3), (8, -5), (16, 40)):
-        exact = np.array(shift_matrix(offset, width).subs(base, 10000).evalf(30), dtype=float)
-        worst_matrix = max(worst_matrix, np.abs(posenc.shift_matrix(offset, width) - exact).max())
+        exact = shift_matrix(offset, width).subs(base, INPUTS["base"]).evalf(30)
+        exact = np.array(exact, dtype=float)  # (width, width)
+        matrix_errors.append((posenc.shift_matrix(offset, width) - exact).ravel())
     rec.numeric(
         "posenc.shift_matrix(k, d) equals the symbolic M_k",
-        worst_matrix,
+        np.concatenate(matrix_errors),
         tol=1e-15,
-        scope="(d, k) in {(2, 1), (8, 3), (8, -5), (16, 40)}, base 10000",
+        scope="(d, k) in {(2, 1), (8, 3), (8, -5), (16, 40)}, base 10000, every entry",
     )
-    worst_rows = 0.0
+    row_errors = []
     table = posenc.sinusoidal(600, 64)  # (600, 64)
     for offset in (1, 7, 100, -50):
         rows = np.arange(max(0, -offset), min(600, 600 - offset))  # positions with pos+k in range
         moved = table[rows] @ posenc.shift_matrix(offset, 64).T  # (n, 64): M_k PE(pos), row-wise
-        worst_rows = max(worst_rows, np.abs(moved - table[rows + offset]).max())
+        row_errors.append((moved - table[rows + offset]).ravel())
     rec.numeric(
         "posenc.shift_matrix(k) @ posenc.sinusoidal row pos = row pos + k",
-        worst_rows,
+        np.concatenate(row_errors),
         tol=1e-12,
-        scope="width 64, positions 0..599, k in {1, 7, 100, -50}",
+        scope="width 64, positions 0..599, k in {1, 7, 100, -50}, every entry",
     )
+
+    # Step 6. The worked example of the page's "Check yourself": at d = 2 the
+    # only speed is w_0 = 1, and M_3 PE(0) = (sin 3, cos 3) = PE(3). The
+    # library's M_3 PE(0) is compared with mpmath at 30 digits, whose values
+    # are the ones the page shows.
+    with mpmath.workdps(30):
+        expected = [mpmath.sin(3), mpmath.cos(3)]
+    moved = posenc.shift_matrix(3, 2) @ posenc.sinusoidal(1, 2)[0]  # (2,): M_3 PE(0)
+    example = rec.numeric(
+        "d = 2: posenc's M_3 PE(0) is (sin 3, cos 3)",
+        [float(moved[n] - expected[n]) for n in range(2)],
+        tol=1e-15,
+        scope="d = 2, k = 3; against mpmath at 30 digits",
+    )
+    rec.quantity("sin3", float(expected[0]), show=Show(decimals=4), by=example)
+    rec.quantity("cos3", float(expected[1]), show=Show(decimals=4), by=example)
 
 
 # -- misreadings -------------------------------------------------------------------
+
+# A correct block gives a difference of exactly 0 at every point; both sides are
+# points on unit circles, evaluated at 50 digits. A tenth of the radius is far
+# above any rounding and far below the differences the wrong blocks produce.
+MARGIN = sp.Rational(1, 10)
 
 
 def _wrong_sign(wit: Witness) -> None:
@@ -139,6 +182,8 @@ def _wrong_sign(wit: Witness) -> None:
         substitute(wrong * pair(pos), point),
         substitute(pair(pos + k), point),
         at="w = 1, k = 1, pos = 0",
+        margin=MARGIN,
+        by="a tenth of the unit circle's radius",
     )
 
 
@@ -146,11 +191,13 @@ def _same_angle_for_all(wit: Witness) -> None:
     # "A shift by k turns every pair by the same angle": at width 4 the second
     # pair turns at w_1 = base^(-1/2), so a turn by k misses it.
     same = sp.diag(block(k), block(k))
-    point = {base: 10000, k: 1, pos: 0}
+    point = {base: INPUTS["base"], k: 1, pos: 0}
     wit.differs(
         substitute(same * code(pos, 4), point),
         substitute(code(pos + k, 4), point),
         at="d = 4, base = 10000, k = 1, pos = 0",
+        margin=MARGIN,
+        by="a tenth of the unit circle's radius",
     )
 
 

@@ -5,8 +5,9 @@ the codes of two positions is a function of their offset k = q - p alone:
 PE(p) . PE(q) = S(k) = sum_i cos(w_i k), w_i = b^(-2i/d). Its largest value is
 S(0) = d/2; it is even, S(-k) = S(k), so the code alone cannot tell a position
 k steps before from one k steps after; and it is not monotone in |k|: at
-d = 128 it falls from 64 to 47.067 at k = 6 and 42.344 at k = 11, then rises to
-42.381 at k = 12.
+d = 128 and b = 10000 it falls at every step from k = 0 to k = 11 and rises
+from k = 11 to k = 12. The values the page shows are computed with mpmath and
+each is proven to round as shown by an exact rational enclosure.
 
 Uses: 8.
 """
@@ -22,11 +23,16 @@ import sympy as sp
 
 import posenc
 from posenc.similarity import dot_profile, first_rise
-from proofs.kit import Misreading, Recorder, Witness, reduce_to_zero
+from proofs.kit import Check, Misreading, Recorder, Show, Witness, reduce_to_zero
+from proofs.numbers import render
 
 NUMBER = 9
 TITLE = "Similarity depends only on the offset, and not on its sign"
 USES = (8,)
+
+# The numbers this proposition chooses: the width and base of the worked
+# counterexample, and the widest width at which the first rise is located.
+INPUTS = {"width": 128, "base": 10000, "width_wide": 512}
 
 # Symbols, declared once. Positions and offsets are real (integers are the case
 # that matters); each pair turns at its own speed w > 0.
@@ -56,12 +62,13 @@ def code(position: sp.Expr, width: int, base: sp.Expr = b) -> sp.Matrix:
 
 
 def nonnegative(expr: sp.Expr) -> sp.Expr:
-    """max(0, -expr): it is 0 exactly when SymPy's assumptions decide ``expr >= 0``.
+    """max(0, -expr), left unevaluated: it is 0 exactly when SymPy decides ``expr >= 0``.
 
-    For every value the symbols' assumptions allow; when they cannot decide,
-    ``Max`` stays unevaluated and does not reduce to 0.
+    For every value the symbols' assumptions allow. Built unevaluated, so the
+    kit evaluates it (and says so); when the assumptions cannot decide,
+    ``Max`` stays as it is and does not reduce to 0.
     """
-    return sp.Max(0, -expr)
+    return sp.Max(0, -expr, evaluate=False)
 
 
 # -- exact enclosures of S(k) at width 128, base 10000 ------------------------------
@@ -70,7 +77,7 @@ def nonnegative(expr: sp.Expr) -> sp.Expr:
 # Taylor polynomial of degree 64 plus or minus the Lagrange bound on the
 # remainder, |y|^66 / 66!, and by |cos u - cos v| <= |u - v|.
 
-WIDTH, BASE = 128, 10000
+WIDTH, BASE = INPUTS["width"], INPUTS["base"]
 DENOMINATOR = 10**20
 TERMS = 32  # Taylor polynomial of degree 2 * TERMS
 
@@ -118,6 +125,53 @@ def dot_bounds(offset: int, speeds: list[tuple[int, int]]) -> tuple[Fraction, Fr
     return Fraction(low, COMMON), Fraction(high, COMMON)
 
 
+def mp_profile(offsets: list[int], width: int) -> list[mpmath.mpf]:
+    """S(k) for each offset at the given width, base 10000, mpmath at 40 digits."""
+    with mpmath.workdps(40):
+        rates = [mpmath.power(BASE, mpmath.mpf(-2 * n) / width) for n in range(width // 2)]
+        return [mpmath.fsum(mpmath.cos(r * offset) for r in rates) for offset in offsets]
+
+
+def rounds_as_shown(
+    rec: Recorder,
+    claim: str,
+    enclosure: tuple[Fraction, Fraction],
+    value: float,
+    show: Show,
+    *,
+    scope: str,
+    quantity: str | None = None,
+) -> Check:
+    """Prove that the true value rounds to what ``value`` shows: exact enclosure vs limits.
+
+    ``value`` is the mpmath value; shown under ``show`` (``decimals=``) it reads
+    some text t. The check is exact: the enclosure lies strictly inside
+    (t - half a unit, t + half a unit), so the true value reads t too, under
+    any rounding rule. With ``quantity=``, ``value`` becomes that quantity.
+    """
+    text = render(value, show, "text")
+    half = Fraction(1, 2 * 10**show.decimals)
+    low, high = enclosure
+    check = rec.exact(
+        f"{claim} rounds to {text}: its enclosure lies inside {text} +- {half}",
+        min(low - (Fraction(text) - half), Fraction(text) + half - high),
+        0,
+        relation=">",
+        scope=scope,
+    )
+    if quantity is not None:
+        rec.quantity(quantity, value, show=show, by=check)
+    return check
+
+
+#: How the page shows a value of S: three decimals, as FACTS and the figure do.
+THREE = Show(decimals=3)
+#: The first rise at d = 128, decided by the exact enclosures of step 7.
+FIRST_RISE = 12
+#: The first rise at other widths, located by an mpmath scan in step 9.
+OTHER_RISES = {2: 4, 16: 4, 64: 6, 512: 44}
+
+
 def checks(rec: Recorder) -> None:
     # Step 1. One pair: the dot product of its points at p and q is
     # sin a sin c + cos a cos c = cos(a - c), which depends on q - p only.
@@ -137,7 +191,8 @@ def checks(rec: Recorder) -> None:
     )
 
     # Step 3. The whole code: the pairs add, with the speeds w_i = b^(-2i/d)
-    # left symbolic in the base.
+    # left symbolic in the base. And since |PE|^2 = d/2 (Proposition 5), the
+    # squared distance is d - 2 S: checked directly at small widths.
     def whole(width: int) -> sp.Expr:
         rates = [b ** (-sp.Rational(2 * n, width)) for n in range(width // 2)]
         return code(p, width).dot(code(q, width)) - sum(sp.cos(r * (q - p)) for r in rates)
@@ -148,11 +203,27 @@ def checks(rec: Recorder) -> None:
         scope="widths d = 2, 4, 6, 8; symbolic p, q and base",
     )
 
-    # Step 4. The maximum. At k = 0 every cosine is 1, so S(0) = d/2. And
+    def distance(width: int) -> sp.Expr:
+        rates = [b ** (-sp.Rational(2 * n, width)) for n in range(width // 2)]
+        gap = code(p, width) - code(q, width)
+        return gap.dot(gap) - (width - 2 * sum(sp.cos(r * (q - p)) for r in rates))
+
+    rec.instances(
+        "|PE(p) - PE(q)|^2 = d - 2 S(q - p)",
+        ((f"d = {width}", distance(width)) for width in (2, 4)),
+        scope="widths d = 2, 4; symbolic p, q and base",
+    )
+
+    # Step 4. The maximum. At k = 0 every cosine is 1, so S(0) = d/2: the sum
+    # is built at k and k is put to 0 unevaluated, for every even d. And
     # d/2 - S(k) = sum_i (1 - cos(w_i k)) = sum_i 2 sin^2(w_i k / 2), a sum of
     # squares, so S(k) <= d/2 everywhere.
-    s_zero = sp.Sum(sp.cos(0 * speed), (i, 0, d / 2 - 1)).doit()
-    rec.identity("S(0) = d/2", s_zero - d / 2, scope="all b > 0, even d > 0")
+    s_of_k = sp.Sum(sp.cos(speed * k), (i, 0, d / 2 - 1))  # S(k), any even d
+    rec.identity(
+        "S(0) = d/2",
+        sp.Sum(sp.Subs(sp.cos(speed * k), k, 0), (i, 0, d / 2 - 1)) - d / 2,
+        scope="all b > 0, every even d > 0",
+    )
     rec.identity(
         "each term: 1 - cos x = 2 sin^2(x / 2)",
         1 - sp.cos(x) - 2 * sp.sin(x / 2) ** 2,
@@ -164,10 +235,15 @@ def checks(rec: Recorder) -> None:
         scope="all real x (sign decided by SymPy's assumptions)",
     )
 
-    # Step 5. The sign of the offset: cos is even, so S(-k) = S(k). On the code
-    # itself: for each pair, and so for the sum over pairs of any width, the
-    # position k steps ahead and the one k steps behind score alike.
-    rec.identity("S(-k) = S(k), term by term", sp.cos(-w * k) - sp.cos(w * k), scope="all real k")
+    # Step 5. The sign of the offset: cos is even, so S(-k) = S(k) for every
+    # even d (the sum is built at k and k is put to -k unevaluated). On the
+    # code itself: for each pair, and so for the sum over pairs of any width,
+    # the position k steps ahead and the one k steps behind score alike.
+    rec.identity(
+        "S(-k) = S(k)",
+        sp.Subs(s_of_k, k, -k) - s_of_k,
+        scope="all real k, b > 0, every even d > 0",
+    )
     rec.identity(
         "one pair: pair(p) . pair(p + k) = pair(p) . pair(p - k)",
         pair(p).dot(pair(p + k)) - pair(p).dot(pair(p - k)),
@@ -185,22 +261,22 @@ def checks(rec: Recorder) -> None:
     )
 
     # Step 6. Numeric spot check of step 3 at sampled integers, mpmath at 30 digits.
-    mpmath.mp.dps = 30
     rng = np.random.default_rng(9)
-    worst = 0.0
-    for left, right in rng.integers(-(10**6), 10**6, size=(20, 2)):
-        for width in (2, 16):
-            rates = [mpmath.power(10000, mpmath.mpf(-2 * n) / width) for n in range(width // 2)]
-            direct = mpmath.fsum(
-                mpmath.sin(r * int(left)) * mpmath.sin(r * int(right))
-                + mpmath.cos(r * int(left)) * mpmath.cos(r * int(right))
-                for r in rates
-            )
-            offset = mpmath.fsum(mpmath.cos(r * int(right - left)) for r in rates)
-            worst = max(worst, float(abs(direct - offset)))
+    errors = []
+    with mpmath.workdps(30):
+        for left, right in rng.integers(-(10**6), 10**6, size=(20, 2)):
+            for width in (2, 16):
+                rates = [mpmath.power(BASE, mpmath.mpf(-2 * n) / width) for n in range(width // 2)]
+                direct = mpmath.fsum(
+                    mpmath.sin(r * int(left)) * mpmath.sin(r * int(right))
+                    + mpmath.cos(r * int(left)) * mpmath.cos(r * int(right))
+                    for r in rates
+                )
+                offset = mpmath.fsum(mpmath.cos(r * int(right - left)) for r in rates)
+                errors.append(float(abs(direct - offset)))
     rec.numeric(
         "PE(p) . PE(q) = sum_i cos(w_i (q - p)) at sampled integers",
-        worst,
+        errors,
         tol=1e-25,
         scope="20 random (p, q) in [-10^6, 10^6)^2, d in {2, 16}; mpmath at 30 digits",
     )
@@ -224,82 +300,147 @@ def checks(rec: Recorder) -> None:
         relation="<",
         scope="d = 128, all 64 pairs: hi_i^64 10000^i > 1, exact integers",
     )
-    bounds = [dot_bounds(offset, speeds) for offset in range(13)]  # S(0) .. S(12)
+    shown = range(FIRST_RISE + 2)  # S(0) .. S(13)
+    bounds = [dot_bounds(offset, speeds) for offset in shown]
     rec.exact(
-        "S falls at every step from k = 0 to k = 11: S(k) < S(k-1)",
-        max(bounds[n][1] - bounds[n - 1][0] for n in range(1, 12)),
+        f"S falls at every step from k = 0 to k = {FIRST_RISE - 1}: S(k) < S(k-1)",
+        max(bounds[n][1] - bounds[n - 1][0] for n in range(1, FIRST_RISE)),
         0,
         relation="<",
-        scope="d = 128, k = 1 .. 11; exact rational enclosures of each S(k)",
+        scope=f"d = 128, k = 1 .. {FIRST_RISE - 1}; exact rational enclosures of each S(k)",
     )
-    rec.exact(
-        "then it rises: S(11) < S(12), so k = 12 is the first rise",
-        bounds[11][1],
-        bounds[12][0],
+    rise = rec.exact(
+        f"then it rises: S({FIRST_RISE - 1}) < S({FIRST_RISE}), so k = {FIRST_RISE} "
+        "is the first rise",
+        bounds[FIRST_RISE - 1][1],
+        bounds[FIRST_RISE][0],
         relation="<",
-        scope="d = 128; exact rational enclosures of S(11) and S(12)",
+        scope=f"d = 128; exact rational enclosures of S({FIRST_RISE - 1}) and S({FIRST_RISE})",
     )
-    for offset, shown in ((6, "47.067"), (11, "42.344"), (12, "42.381")):
-        half_unit = Fraction(1, 2000)
-        low, high = bounds[offset]
-        rec.exact(
-            f"S({offset}) rounds to {shown} (0 < the smaller margin to the rounding limits)",
-            0,
-            min(low - (Fraction(shown) - half_unit), Fraction(shown) + half_unit - high),
-            relation="<",
-            scope=f"d = 128; exact rational enclosure of S({offset})",
-        )
+    rec.quantity("rise_d128", FIRST_RISE, show=Show(), by=rise)
+
+    # The values the page and the figure show, S(6) and S(10) .. S(13) and the
+    # rise S(12) - S(11): mpmath at 40 digits gives each value, the exact
+    # enclosure proves it rounds as shown, and FACTS' three figures are read
+    # off the run with rounds_to.
+    values = dict(zip(shown, mp_profile(list(shown), WIDTH), strict=True))
+    facts = {6: "47.067", 11: "42.344", 12: "42.381"}  # FACTS section 2
+    for offset in (6, 10, 11, 12, 13):
+        name = f"s128_{offset}"
+        scope = f"d = 128; exact rational enclosure of S({offset}) vs mpmath at 40 digits"
+        if offset in facts:
+            rounds_as_shown(
+                rec, f"S({offset})", bounds[offset], float(values[offset]), THREE, scope=scope
+            )
+            rec.rounds_to(
+                f"S({offset}) at d = 128 reads {facts[offset]}, the figure FACTS section 2 gives",
+                float(values[offset]),
+                facts[offset],
+                show=THREE,
+                scope="d = 128, b = 10000; mpmath at 40 digits",
+                quantity=name,
+            )
+        else:
+            rounds_as_shown(
+                rec,
+                f"S({offset})",
+                bounds[offset],
+                float(values[offset]),
+                THREE,
+                scope=scope,
+                quantity=name,
+            )
+    (low_11, high_11), (low_12, high_12) = bounds[FIRST_RISE - 1], bounds[FIRST_RISE]
+    rounds_as_shown(
+        rec,
+        f"the rise S({FIRST_RISE}) - S({FIRST_RISE - 1})",
+        (low_12 - high_11, high_12 - low_11),
+        float(values[FIRST_RISE] - values[FIRST_RISE - 1]),
+        THREE,
+        scope="d = 128; exact enclosures of S(11) and S(12) vs mpmath at 40 digits",
+        quantity="s128_rise",
+    )
 
     # Step 8. The library computes the same profile: posenc.similarity.dot_profile
     # against mpmath, and against dot products of rows of posenc.sinusoidal.
-    worst = 0.0
+    # The figure writes dot_profile's values to three decimals: they read as
+    # the quantities above.
+    errors = []
+    offsets = [0, 1, 6, 11, 12, 100, 62832, 10**6, -12]
     for width in (2, 128, 512):
-        offsets = [0, 1, 6, 11, 12, 100, 62832, 10**6, -12]
         got = dot_profile(offsets, width)
-        for offset, value in zip(offsets, got.tolist(), strict=True):
-            exact = mpmath.fsum(
-                mpmath.cos(offset * mpmath.power(10000, mpmath.mpf(-2 * n) / width))
-                for n in range(width // 2)
-            )
-            worst = max(worst, float(abs(value - exact)))
+        for value, exact in zip(got.tolist(), mp_profile(offsets, width), strict=True):
+            errors.append(float(abs(value - exact)))
     rec.numeric(
         "posenc.similarity.dot_profile(k, d) = sum_i cos(w_i k)",
-        worst,
+        errors,
         tol=1e-13,
         scope="d in {2, 128, 512}, k in {0, 1, 6, 11, 12, 100, 62832, 10^6, -12}; "
-        "absolute error vs mpmath at 30 digits",
+        "absolute error vs mpmath at 40 digits",
     )
-    table = posenc.sinusoidal(400, 128)  # (400, 128)
+    table = posenc.sinusoidal(400, WIDTH)  # (400, 128)
     rows, cols = np.meshgrid(np.arange(0, 400, 7), np.arange(0, 400, 11), indexing="ij")
     dots = np.einsum("rcd,rcd->rc", table[rows], table[cols])  # (58, 37): PE(p) . PE(q)
     rec.numeric(
         "rows of posenc.sinusoidal: PE(p) . PE(q) = dot_profile(q - p)",
-        float(np.abs(dots - dot_profile(cols - rows, 128)).max()),
+        dots - dot_profile(cols - rows, WIDTH),  # (58, 37)
         tol=1e-12,
         scope="d = 128, p in 0, 7, .., 399 and q in 0, 11, .., 396 (2,146 pairs); float64",
     )
+    figure = dot_profile([10, 11, 12, 13], WIDTH).tolist()  # (4,): the figure's close-up
+    pairs = list(zip(figure, (values[n] for n in (10, 11, 12, 13)), strict=True))
+    pairs.append((figure[2] - figure[1], values[12] - values[11]))  # the rise it writes in
+    rec.numeric(
+        "the figure's close-up (dot_profile, float64) reads the same three decimals",
+        [float(render(got, THREE) != render(float(exact), THREE)) for got, exact in pairs],
+        tol=0,
+        scope="d = 128, S(10) .. S(13) and S(12) - S(11); error = 1 where the texts differ",
+    )
     rec.exact(
-        "posenc.similarity.first_rise(128) finds the same offset, 12",
-        first_rise(128),
-        12,
+        f"posenc.similarity.first_rise(128) finds the same offset, {FIRST_RISE}",
+        first_rise(WIDTH),
+        FIRST_RISE,
         scope="integer comparison; the library scans in float64",
     )
 
-    # Step 9. Where the first rise falls at other widths: 4 for d <= 16, 6 at
-    # d = 64, 44 at d = 512. The library against a scan of mpmath values.
-    claimed = {2: 4, 16: 4, 64: 6, 512: 44}
-    misses = 0
-    for width, expected in claimed.items():
-        rates = [mpmath.power(10000, mpmath.mpf(-2 * n) / width) for n in range(width // 2)]
-        values = [mpmath.fsum(mpmath.cos(r * offset) for r in rates) for offset in range(60)]
-        found = next(n for n in range(1, 60) if values[n] > values[n - 1])
-        misses += (found != expected) + (first_rise(width) != expected)
-    rec.numeric(
-        "first rise at k = 4 (d = 2, 16), 6 (d = 64), 44 (d = 512): library and mpmath agree",
-        misses,
+    # Step 9. Where the first rise falls at other widths. A scan of mpmath
+    # values finds it; the library's first_rise must agree. The smallest step
+    # |S(n) - S(n-1)| in the scan is far above 40-digit rounding, so the scan
+    # decides every sign.
+    found, steps, disagree = {}, [], []
+    for width in OTHER_RISES:
+        scan = mp_profile(list(range(60)), width)
+        found[width] = next(n for n in range(1, 60) if scan[n] > scan[n - 1])
+        steps += [float(abs(scan[n] - scan[n - 1])) for n in range(1, found[width] + 1)]
+        disagree.append(float(found[width] != OTHER_RISES[width]))
+        disagree.append(float(first_rise(width) != found[width]))
+    scan_check = rec.numeric(
+        "first rise at k = "
+        + ", ".join(f"{found[n]} (d = {n})" for n in OTHER_RISES)
+        + ": mpmath scan and posenc.similarity.first_rise agree",
+        disagree,
         tol=0,
-        scope="d in {2, 16, 64, 512}, k = 0 .. 59; mpmath at 30 digits, error = mismatches",
+        scope="d in {2, 16, 64, 512}, k = 0 .. 59; mpmath at 40 digits, error = 1 per "
+        f"disagreement; smallest step seen {min(steps):.1e}",
     )
+    for width in OTHER_RISES:
+        rec.quantity(f"rise_d{width}", found[width], show=Show(), by=scan_check)
+
+    # Step 10. The worked answer of the page's "Check yourself": at d = 2 the
+    # only speed is w_0 = 1, so S(k) = cos k, enclosed exactly like the d = 128
+    # values (with the speed exactly 1, the angle interval has width 0).
+    unit = [(DENOMINATOR, DENOMINATOR)]  # w_0 = 1 exactly
+    cosines = mp_profile([1, 2, 3, 4], 2)
+    for offset, value in zip((1, 2, 3, 4), cosines, strict=True):
+        rounds_as_shown(
+            rec,
+            f"d = 2: S({offset}) = cos {offset}",
+            dot_bounds(offset, unit),
+            float(value),
+            THREE,
+            scope=f"d = 2; exact rational enclosure of cos {offset} vs mpmath at 40 digits",
+            quantity=f"s2_{offset}",
+        )
 
 
 # -- misreadings -------------------------------------------------------------------
@@ -309,11 +450,12 @@ def _falls_with_distance(wit: Witness) -> None:
     # "The dot product falls as positions move apart": then S(12) <= S(11) at
     # d = 128. The exact enclosures of step 7 put S(11) strictly below S(12).
     speeds = speed_bounds()
-    _, high_11 = dot_bounds(11, speeds)
-    low_12, _ = dot_bounds(12, speeds)
+    before, after = FIRST_RISE - 1, FIRST_RISE
+    _, high = dot_bounds(before, speeds)
+    low, _ = dot_bounds(after, speeds)
     wit.exact(
-        high_11 < low_12,
-        at=f"d = 128: S(11) < {float(high_11):.6f} < {float(low_12):.6f} < S(12), "
+        high < low,
+        at=f"d = 128: S({before}) < {float(high):.6f} < {float(low):.6f} < S({after}), "
         "exact rational enclosures",
     )
 
@@ -337,7 +479,7 @@ MISREADINGS = [
         "The dot product of two codes falls as the positions move apart",
         _falls_with_distance,
         why="S(k) is a sum of cosines of different speeds; as the fast ones come round it "
-        "rises again, first at k = 12 for d = 128.",
+        "rises again, first at k = {{ rise_d128 }} for d = 128.",
     ),
     Misreading(
         "The dot product of the codes tells whether a position lies before or after another",

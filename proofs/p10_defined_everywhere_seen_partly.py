@@ -15,6 +15,7 @@ Uses: 5, 8.
 
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction
 
 import mpmath
@@ -22,11 +23,30 @@ import numpy as np
 import sympy as sp
 
 import posenc
-from proofs.kit import Misreading, Recorder, Witness
+from proofs.kit import Check, Misreading, Recorder, Show, Witness
 
 NUMBER = 10
 TITLE = "Defined everywhere, seen only partly"
 USES = (5, 8)
+
+# The numbers this proposition chooses: the paper's width and base, three
+# training lengths, a far position, the width and length of the figure and of
+# the worked question, and a sourced constant (GPT-2's learned table has 1,024
+# rows, Radford et al. 2019).
+INPUTS = {
+    "d": 512,
+    "base": 10000,
+    "length_short": 512,
+    "length_mid": 1024,
+    "length_long": 2048,
+    "far_position": 10**6,
+    "fig_width": 64,
+    "fig_length": 128,
+    "fig_twice": 256,
+    "fig_four_times": 512,
+    "question_length": 100,
+    "gpt2_positions": 1024,
+}
 
 # Symbols, declared once. Positions are real (integers are the case that
 # matters, nothing below needs integrality): pos a position, k an offset, n a
@@ -41,13 +61,16 @@ speed = b ** (-2 * i / d)  # w_i (Proposition 5)
 wavelength = 2 * sp.pi * b ** (2 * i / d)  # lambda_i = 2 pi / w_i
 
 # The worked setting of the statement: the paper's width and base, three lengths.
-WIDTH, BASE = 512, 10000
-LENGTHS = (512, 1024, 2048)
+WIDTH, BASE = INPUTS["d"], INPUTS["base"]
+LENGTHS = (INPUTS["length_short"], INPUTS["length_mid"], INPUTS["length_long"])
 PARTLY_SEEN = {512: 133, 1024: 114, 2048: 95}  # pairs with lambda_i > L
+SLOWEST = WIDTH // 2 - 1  # pair 255
 
 # pi enclosed by rationals: the float64 neighbours of pi bracket it.
 PI_LOW = Fraction(3141592653589793, 10**15)
 PI_HIGH = Fraction(3141592653589794, 10**15)
+#: A speed w_i = b^(-2i/d) is enclosed between two fractions with this denominator.
+SPEED_DENOMINATOR = 10**12
 
 
 def pair(p: sp.Expr, w: sp.Expr = speed) -> sp.Matrix:
@@ -80,6 +103,53 @@ def count_longer_than(x: Fraction | int, width: int = WIDTH) -> int:
     return sum(wavelength_exceeds(index, x, width) for index in range(width // 2))
 
 
+def speed_enclosure(index: int, width: int = WIDTH) -> tuple[Fraction, Fraction]:
+    """(lo, hi) with lo <= w_index < hi, two fractions over 10^12, from mpmath.
+
+    Not taken on trust: :func:`speed_enclosure_holds` decides it in integers.
+    """
+    with mpmath.workdps(40):
+        top = int(mpmath.floor(mpmath.power(BASE, mpmath.mpf(-2 * index) / width) * 10**12))
+    return Fraction(top, SPEED_DENOMINATOR), Fraction(top + 1, SPEED_DENOMINATOR)
+
+
+def speed_enclosure_holds(index: int, width: int = WIDTH) -> bool:
+    """lo^d b^(2i) <= 1 < hi^d b^(2i), exact: so lo <= w_i < hi, as w_i^d = b^(-2i)."""
+    lo, hi = speed_enclosure(index, width)
+    power = BASE ** (2 * index)
+    return lo**width * power <= 1 < hi**width * power
+
+
+def mp_speed(index: int, width: int = WIDTH) -> mpmath.mpf:
+    """w_index at 40 digits."""
+    with mpmath.workdps(40):
+        return mpmath.power(BASE, mpmath.mpf(-2 * index) / width)
+
+
+def in_band(
+    rec: Recorder,
+    name: str,
+    claim: str,
+    value: mpmath.mpf,
+    bounds: tuple[Fraction, Fraction],
+    show: Show,
+    *,
+    scope: str,
+) -> Check:
+    """The mpmath value lies inside the exact enclosure: it becomes quantity ``name``."""
+    low, high = sorted(bounds)
+    return rec.band(
+        claim,
+        float(value),
+        low=low,
+        high=high,
+        scope=scope,
+        samples=1,
+        quantity=name,
+        show=show,
+    )
+
+
 def checks(rec: Recorder) -> None:
     # Step 1. Proposition 8 does not stop at the training length: the code at
     # L - 1 + k, k positions past the last training row, is that row turned by
@@ -93,9 +163,11 @@ def checks(rec: Recorder) -> None:
     # Step 2. The seen arc. Training shows pair i at the angles pos w_i,
     # pos = 0 .. L-1, an arithmetic progression with step w_i > 0; the hand
     # sweeps from 0 to (L-1) w_i. As a fraction of a full turn that is
-    # (L-1) w_i / (2 pi) = (L-1) / lambda_i (capped at 1 once it wraps).
+    # (L-1) w_i / (2 pi) = (L-1) / lambda_i (capped at 1 once it wraps): this
+    # is lambda_i = 2 pi / w_i restated, and SymPy sees it as written.
     rec.identity(
-        "the seen arc (L-1) w_i is the fraction (L-1)/lambda_i of a turn",
+        "by definition of lambda_i = 2 pi / w_i, the seen arc (L-1) w_i is the fraction "
+        "(L-1)/lambda_i of a turn",
         (L - 1) * speed / (2 * sp.pi) - (L - 1) / wavelength,
         scope="all L > 0, integers i >= 0, even d > 0, b > 0",
     )
@@ -117,18 +189,87 @@ def checks(rec: Recorder) -> None:
     # arithmetic (see wavelength_exceeds): pairs with lambda_i > L. No
     # wavelength falls in (L-1, L], so counting lambda_i > L - 1 (the pairs
     # whose seen fraction is below 1) gives the same pairs.
+    lam = posenc.wavelengths(WIDTH)  # (256,)
+    rec.exact(
+        "posenc.wavelengths(512) has d/2 entries, one per pair",
+        len(lam),
+        WIDTH // 2,
+        scope="d = 512",
+        quantity="pairs",
+        show=Show(),
+    )
+    first_partly = {}
     for length in LENGTHS:
         rec.exact(
             f"at d = 512, L = {length}: {PARTLY_SEEN[length]} of 256 pairs have lambda_i > L",
             count_longer_than(length),
             PARTLY_SEEN[length],
             scope="every pair i = 0..255, b = 10000, 3.141592653589793 < pi < 3.141592653589794",
+            quantity=f"partly_l{length}",
+            show=Show(),
+        )
+        first_partly[length] = next(
+            index for index in range(WIDTH // 2) if wavelength_exceeds(index, length)
+        )
+        rec.exact(
+            f"L = {length}: the pairs with lambda_i > L are i = {first_partly[length]} .. 255, "
+            "the slowest ones",
+            first_partly[length],
+            WIDTH // 2 - count_longer_than(length),
+            scope="d = 512; the first pair with lambda_i > L, and the count, both exact",
+            quantity=f"first_l{length}",
+            show=Show(),
         )
     rec.exact(
         "no wavelength at d = 512 lies in (L-1, L] for these L",
         sum(count_longer_than(length - 1) - count_longer_than(length) for length in LENGTHS),
         0,
         scope="L in {512, 1024, 2048}, every pair, exact integer comparisons",
+    )
+
+    # The threshold behind the counts: lambda_i > L exactly when
+    # i > t_L = (d/2) log_b(L / 2 pi). Its value (mpmath) lies between the last
+    # fully seen pair and the first partly seen one, as the exact counts say.
+    # Doubling L adds (d/2) log_b 2 to t_L (an identity), and the exact counts
+    # drop by that much up to rounding to whole pairs.
+    def threshold(length: sp.Expr) -> sp.Expr:
+        return d / 2 * sp.log(length / (2 * sp.pi)) / sp.log(b)
+
+    rec.identity(
+        "doubling L moves the threshold by (d/2) log_b 2: t_(2L) - t_L = (d/2) log_b 2",
+        threshold(2 * L) - threshold(L) - d / 2 * sp.log(2) / sp.log(b),
+        scope="all L > 0, b > 0 (b != 1), even d > 0",
+    )
+    with mpmath.workdps(40):
+        for length in LENGTHS:
+            value = WIDTH / 2 * mpmath.log(length / (2 * mpmath.pi)) / mpmath.log(BASE)
+            rec.band(
+                f"t_L = (d/2) log_b(L / 2 pi) lies between pairs {first_partly[length] - 1} "
+                f"and {first_partly[length]} (L = {length})",
+                float(value),
+                low=first_partly[length] - 1,
+                high=first_partly[length],
+                scope="d = 512, b = 10000; mpmath at 40 digits vs the exact counts",
+                samples=1,
+                quantity=f"threshold_l{length}",
+                show=Show(decimals=1),
+            )
+        per_doubling = WIDTH / 2 * mpmath.log(2) / mpmath.log(BASE)
+    drops = [PARTLY_SEEN[a] - PARTLY_SEEN[c] for a, c in itertools.pairwise(LENGTHS)]
+    doubling = rec.numeric(
+        "each doubling of L drops the exact count by (d/2) log_b 2, up to one whole pair",
+        [abs(drop - float(per_doubling)) for drop in drops],
+        tol=1,
+        scope="d = 512, L = 512 -> 1024 -> 2048; counts exact, (d/2) log_b 2 in mpmath",
+    )
+    rec.quantity("per_doubling", float(per_doubling), show=Show(decimals=1), by=doubling)
+    rec.exact(
+        f"both doublings move the same number of pairs, {drops[0]}",
+        max(drops),
+        min(drops),
+        scope="d = 512, L = 512 -> 1024 -> 2048; differences of the exact counts",
+        quantity="drop_per_doubling",
+        show=Show(),
     )
 
     # Step 5. How little the slow pairs have seen: even at L = 2048, a pair with
@@ -141,6 +282,67 @@ def checks(rec: Recorder) -> None:
         scope="every pair i = 0..255, b = 10000: lambda_i > 25 (L-1) decided exactly",
     )
 
+    # The slowest pair, i = 255, in numbers: its wavelength (FACTS: 60,611.5),
+    # the share (L-1)/lambda of its circle seen at L = 512, and its angles at
+    # the last training position 511 and at 1024 = 2L. Each mpmath value lies
+    # inside an exact enclosure built from w_255 between two fractions (checked
+    # in integers) and pi between two fractions.
+    rec.exact(
+        "w_255 = 10000^(-255/256) lies in [lo, lo + 10^-12)",
+        int(speed_enclosure_holds(SLOWEST)),
+        1,
+        scope="d = 512: lo^512 10000^510 <= 1 < hi^512 10000^510, exact integers",
+    )
+    lo, hi = speed_enclosure(SLOWEST)
+    omega = mp_speed(SLOWEST)
+    last, twice = LENGTHS[0] - 1, 2 * LENGTHS[0]
+    scope = "d = 512, pair 255; mpmath at 40 digits inside exact bounds on w_255 and pi"
+    with mpmath.workdps(40):
+        slow_lambda = 2 * mpmath.pi / omega
+        in_band(
+            rec,
+            "lambda_255",
+            "lambda_255 = 2 pi / w_255",
+            slow_lambda,
+            (2 * PI_LOW / hi, 2 * PI_HIGH / lo),
+            Show(decimals=1),
+            scope=scope,
+        )
+        rec.rounds_to(
+            "lambda_255 reads 60,611.5, the figure FACTS section 2 gives",
+            float(slow_lambda),
+            "60,611.5",
+            show=Show(decimals=1),
+            scope="d = 512, b = 10000; mpmath at 40 digits",
+        )
+        in_band(
+            rec,
+            "seen_slowest_l512",
+            "L = 512: pair 255 has seen (L-1)/lambda_255 of its circle",
+            last / slow_lambda,
+            (last * lo / (2 * PI_HIGH), last * hi / (2 * PI_LOW)),
+            Show(sig=2, percent=True),
+            scope=scope,
+        )
+        in_band(
+            rec,
+            "arc_slowest_l512",
+            "L = 512: the seen arc of pair 255 ends at (L-1) w_255 rad",
+            last * omega,
+            (last * lo, last * hi),
+            Show(decimals=4),
+            scope=scope,
+        )
+        in_band(
+            rec,
+            "angle_slowest_2l",
+            "pair 255 at position 2L = 1024 sits at 1024 w_255 rad",
+            twice * omega,
+            (twice * lo, twice * hi),
+            Show(decimals=4),
+            scope=scope,
+        )
+
     # Step 6. Numeric spot check of the identity of step 3 at sampled points.
     rng = np.random.default_rng(10)
     gap = sp.lambdify(
@@ -148,12 +350,13 @@ def checks(rec: Recorder) -> None:
         2 * sp.pi - (pos - n) * speed - speed * (wavelength - pos + n),
         "numpy",
     )
-    worst = 0.0
-    for where, seen, base, index in rng.uniform([0, 0, 2, 0], [5000, 5000, 20000, 255], (50, 4)):
-        worst = max(worst, abs(float(gap(where, seen, base, 512, np.floor(index)))))
+    points = rng.uniform([0, 0, 2, 0], [5000, 5000, 20000, 255], (50, 4))  # (50, 4)
     rec.numeric(
         "the identity of step 3 at sampled points",
-        worst,
+        [
+            float(gap(where, seen, base, 512, np.floor(index)))
+            for where, seen, base, index in points
+        ],
         tol=1e-9,
         scope="50 random (pos, n, b, i) in [0, 5000]^2 x [2, 20000] x {0..254}, d = 512, float64",
     )
@@ -161,38 +364,153 @@ def checks(rec: Recorder) -> None:
     # Step 7. The library agrees. posenc.wavelengths gives the same counts, and
     # posenc.sinusoidal is defined far past any training length: rows at
     # positions near one million match mpmath and have |PE|^2 = d/2.
-    lam = posenc.wavelengths(WIDTH)  # (256,)
     rec.numeric(
         "posenc.wavelengths(512) has the same number of wavelengths above L",
-        max(abs(int(np.sum(lam > length)) - PARTLY_SEEN[length]) for length in LENGTHS),
+        [abs(int(np.sum(lam > length)) - PARTLY_SEEN[length]) for length in LENGTHS],
         tol=0,
         scope="d = 512, L in {512, 1024, 2048}, float64 wavelengths",
     )
-    start = 10**6 - 1
+    start = INPUTS["far_position"] - 1
     far = posenc.sinusoidal(3, WIDTH, start=start)  # (3, 512): positions 999999 .. 1000001
-    mpmath.mp.dps = 40
-    worst = 0.0
-    for row, p in enumerate(range(start, start + 3)):
-        for index in range(0, WIDTH // 2, 15):
-            angle = p * mpmath.power(BASE, mpmath.mpf(-2 * index) / WIDTH)
-            worst = max(
-                worst,
-                float(abs(far[row, 2 * index] - mpmath.sin(angle))),
-                float(abs(far[row, 2 * index + 1] - mpmath.cos(angle))),
-            )
+    errors = []
+    with mpmath.workdps(40):
+        for row, p in enumerate(range(start, start + 3)):
+            for index in range(0, WIDTH // 2, 15):
+                angle = p * mpmath.power(BASE, mpmath.mpf(-2 * index) / WIDTH)
+                errors.append(float(abs(far[row, 2 * index] - mpmath.sin(angle))))
+                errors.append(float(abs(far[row, 2 * index + 1] - mpmath.cos(angle))))
     rec.numeric(
         "posenc.sinusoidal at positions near 10^6 equals sin, cos of pos w_i",
-        worst,
+        errors,
         tol=1e-15,
         scope="d = 512, positions 999,999..1,000,001, every 15th pair; mpmath at 40 digits",
     )
     norms = np.einsum("pd,pd->p", far, far)  # (3,): |PE(pos)|^2
     rec.numeric(
         "posenc.sinusoidal rows near 10^6 have |PE(pos)|^2 = d/2",
-        float(np.abs(norms - WIDTH / 2).max()),
+        norms - WIDTH / 2,
         tol=1e-12,
         scope="d = 512, positions 999,999..1,000,001, float64",
     )
+
+    # Step 8. The figure: width 64, training length 128. The pairs that have
+    # seen their whole circle and those with lambda_i > L, exactly; the share
+    # pairs 16 and 24 have seen (the figure's titles, to whole per cents); and
+    # where positions 2L and 4L land on pairs 6, 12, 16 and 24. The error of a
+    # landing is how far the point is on the wrong side of the seen arc's end
+    # (0 when the figure's verdict holds), in mpmath.
+    width, length = INPUTS["fig_width"], INPUTS["fig_length"]
+    partly = count_longer_than(length, width)
+    rec.exact(
+        f"figure, d = 64, L = 128: {partly} pairs have lambda_i > L, the same as lambda_i > L - 1",
+        partly,
+        count_longer_than(length - 1, width),
+        scope="every pair i = 0..31, b = 10000, decided exactly",
+        quantity="fig_partly",
+        show=Show(),
+    )
+    full = rec.exact(
+        "figure: the other pairs have lambda_i <= L - 1 and have seen their whole circle",
+        width // 2 - partly,
+        sum(not wavelength_exceeds(index, length - 1, width) for index in range(width // 2)),
+        scope="every pair i = 0..31, decided exactly",
+    )
+    rec.quantity("fig_full", width // 2 - partly, show=Show(), by=full)
+    for index in (16, 24):
+        low, high = speed_enclosure(index, width)
+        with mpmath.workdps(40):
+            share = (length - 1) * mp_speed(index, width) / (2 * mpmath.pi)
+        in_band(
+            rec,
+            f"fig_seen_{index}",
+            f"figure: pair {index} has seen (L-1)/lambda_{index}",
+            share,
+            ((length - 1) * low / (2 * PI_HIGH), (length - 1) * high / (2 * PI_LOW)),
+            Show(decimals=0, percent=True),
+            scope="d = 64, L = 128; mpmath inside exact bounds on w_i and pi",
+        )
+    landing = []
+    new = {6: False, 12: False, 16: True, 24: True}  # the verdicts the figure draws
+    with mpmath.workdps(40):
+        for index, expect_new in new.items():
+            omega = mp_speed(index, width)
+            sweep = (length - 1) * omega
+            for position in (INPUTS["fig_twice"], INPUTS["fig_four_times"]):
+                angle = mpmath.fmod(position * omega, 2 * mpmath.pi)
+                if expect_new:
+                    landing.append(float(max(0, sweep - angle)))
+                elif sweep < 2 * mpmath.pi:
+                    landing.append(float(max(0, angle - sweep)))
+                else:
+                    landing.append(0.0)  # the whole circle was seen
+    rec.numeric(
+        "figure: 2L and 4L land on the seen arc for pairs 6 and 12, past it for 16 and 24",
+        landing,
+        tol=0,
+        scope="d = 64, L = 128, positions 256 and 512; mpmath at 40 digits",
+    )
+
+    # Step 9. The worked question of the page: d = 4, L = 100. w_1 = 10000^(-1/2)
+    # = 1/100 exactly; lambda_0 = 2 pi < L - 1 < L < lambda_1 = 200 pi, and
+    # position 200 lies below lambda_1. The shown values lie inside bounds
+    # from pi's enclosure.
+    length = INPUTS["question_length"]
+    rec.exact(
+        "d = 4: w_1 = 10000^(-1/2) = 1/100",
+        sp.Integer(BASE) ** sp.Rational(-1, 2),
+        Fraction(1, 100),
+        scope="exact",
+        quantity="question_speed",
+        show=Show(decimals=2),
+    )
+    facts = (
+        not wavelength_exceeds(0, length - 1, 4),  # lambda_0 <= L - 1: the whole circle seen
+        wavelength_exceeds(1, length, 4),  # lambda_1 > L: only part of it
+        wavelength_exceeds(1, 200, 4),  # position 200 still lies below lambda_1
+    )
+    rec.exact(
+        "d = 4, L = 100: lambda_0 <= L - 1, lambda_1 > L and lambda_1 > 200 (all three hold)",
+        sum(facts),
+        len(facts),
+        scope="d = 4, L = 100, decided exactly",
+    )
+    rec.exact(
+        "d = 4: the seen arc of pair 1 ends at (L-1) w_1 = 99/100 rad",
+        (length - 1) * Fraction(1, 100),
+        Fraction(99, 100),
+        scope="exact",
+        quantity="question_arc",
+        show=Show(decimals=2),
+    )
+    with mpmath.workdps(40):
+        two_pi = 2 * mpmath.pi
+        in_band(
+            rec,
+            "question_lambda0",
+            "d = 4: lambda_0 = 2 pi",
+            two_pi,
+            (2 * PI_LOW, 2 * PI_HIGH),
+            Show(decimals=2),
+            scope="pi enclosed exactly",
+        )
+        in_band(
+            rec,
+            "question_lambda1",
+            "d = 4: lambda_1 = 200 pi",
+            100 * two_pi,
+            (200 * PI_LOW, 200 * PI_HIGH),
+            Show(decimals=1),
+            scope="pi enclosed exactly",
+        )
+        in_band(
+            rec,
+            "question_share",
+            "d = 4, L = 100: pair 1 has seen (L-1)/lambda_1",
+            (length - 1) / (100 * two_pi),
+            (Fraction(length - 1) / (200 * PI_HIGH), Fraction(length - 1) / (200 * PI_LOW)),
+            Show(sig=3, percent=True),
+            scope="pi enclosed exactly",
+        )
 
 
 # -- misreadings -------------------------------------------------------------------
@@ -204,28 +522,42 @@ def _seen_every_pattern(wit: Witness) -> None:
     # seen angles are n w for n = 0..511, and by step 3 the angle 1024 w
     # differs from each by (1024 - n) w, strictly between 0 and 2 pi, as soon
     # as L <= 1024 < lambda_255. Both inequalities are decided exactly.
-    length, index, where = 512, 255, 1024
+    length, index, where = LENGTHS[0], SLOWEST, 2 * LENGTHS[0]
+    omega = mp_speed(index)
+    with mpmath.workdps(40):
+        shown = (
+            f"{mpmath.nstr(2 * mpmath.pi / omega, 7)}",
+            f"{mpmath.nstr(where * omega, 4)}",
+            f"{mpmath.nstr((length - 1) * omega, 3)}",
+        )
     wit.exact(
         length <= where and wavelength_exceeds(index, where),
         at=(
-            "d = 512, L = 512, pair 255, pos = 1024: 512 <= 1024 < lambda_255 (about 60,611.5), "
-            "so the angle 1024 w_255 (0.1062 rad) lies past the seen arc [0, 511 w_255] "
-            "(0 to 0.0530 rad) and short of a full turn"
+            f"d = 512, L = {length}, pair {index}, pos = {where}: {length} <= {where} < "
+            f"lambda_{index} (about {shown[0]}), so the angle {where} w_{index} "
+            f"({shown[1]} rad) lies past the seen arc [0, {length - 1} w_{index}] "
+            f"(0 to {shown[2]} rad) and short of a full turn"
         ),
     )
 
 
 def _stops_at_length(wit: Witness) -> None:
     # "Past the training length the sinusoidal code has nothing to offer, like a
-    # learned table with L rows." The formula at pos = 10^6 is a unit vector on
-    # every pair: |PE(10^6)|^2 = d/2 = 256, not 0.
-    p = sp.Integer(10**6)
+    # learned table with L rows": no vector there, squared length 0. The formula
+    # at pos = 10^6 is a unit vector on every pair: |PE(10^6)|^2 = d/2, not 0.
+    p = sp.Integer(INPUTS["far_position"])
     norm = sum(
         sp.sin(p * sp.Integer(BASE) ** sp.Rational(-2 * index, WIDTH)) ** 2
         + sp.cos(p * sp.Integer(BASE) ** sp.Rational(-2 * index, WIDTH)) ** 2
         for index in range(WIDTH // 2)
     )
-    wit.differs(norm, 0, at="d = 512, b = 10000, pos = 10^6, |PE(pos)|^2 from the formula")
+    wit.differs(
+        norm,
+        0,
+        at="d = 512, b = 10000, pos = 10^6, |PE(pos)|^2 from the formula",
+        margin=1,
+        by="the squared length of one pair's unit vector",
+    )
 
 
 MISREADINGS = [
@@ -235,7 +567,7 @@ MISREADINGS = [
         _seen_every_pattern,
         why=(
             "A pair whose wavelength exceeds L has swept only the arc [0, (L-1) w_i];"
-            " positions L..lambda_i - 1 put it at angles it never showed."
+            " positions from L up to lambda_i put it at angles it never showed."
         ),
     ),
     Misreading(

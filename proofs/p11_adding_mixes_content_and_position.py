@@ -18,15 +18,22 @@ Uses: 1.
 
 from __future__ import annotations
 
+import mpmath
 import numpy as np
 import sympy as sp
 
 import posenc
-from proofs.kit import Misreading, Recorder, Witness
+from posenc.figures import mixing
+from proofs.kit import Misreading, Recorder, Show, Witness
 
 NUMBER = 11
 TITLE = "Adding mixes content and position"
 USES = (1,)
+
+# The numbers this proposition chooses: the width of the figure's example and
+# of the first misreading's witness (both use the sinusoidal code of width 4),
+# and the paper's base.
+INPUTS = {"figure_width": 4, "witness_width": 4, "base": 10000}
 
 # Symbols, declared once. The general identity is written with indexed
 # entries summed over a symbolic width n, so it holds for every width.
@@ -56,17 +63,22 @@ def matrix(name: str, rows: int, cols: int) -> sp.Matrix:
 
 
 def score(u: sp.Matrix, weights: sp.Matrix, v: sp.Matrix) -> sp.Expr:
-    """The scalar u^T A v."""
+    """The scalar u^T A v, by matrix multiplication."""
     return (u.T * weights * v)[0, 0]
 
 
-def scalar(expr: sp.MatrixExpr) -> sp.Matrix:
-    """A 1 x 1 matrix expression of symbolic sizes, expanded by matrix distributivity.
+def entrywise(u: sp.Matrix, weights: sp.Matrix, v: sp.Matrix) -> sp.Expr:
+    """The same scalar as the double sum of u_a A_ac v_c over every index pair.
 
-    SymPy's ``expand`` multiplies out sums of matrix products (it never
-    commutes factors). What it leaves, written out entry by entry, is what the
-    checking kit must reduce to zero; anything left over fails the check.
+    Used for the stacked vectors: the sum runs over the stacked index, with no
+    notion of blocks, so comparing it with the block terms (matrix products of
+    the blocks) is block multiplication checked entry by entry.
     """
+    return sp.Add(*(u[i] * weights[i, j] * v[j] for i in range(u.rows) for j in range(v.rows)))
+
+
+def scalar(expr: sp.MatrixExpr) -> sp.Matrix:
+    """A 1 x 1 matrix expression of symbolic sizes, expanded by matrix distributivity."""
     return sp.Matrix(sp.expand(expr))
 
 
@@ -80,31 +92,58 @@ def additive_cases():
 
 
 def cross_coefficient_cases():
-    """(label, d^2 score / dx_a dq_b - A) for widths 1..4: the cross coefficients are A."""
+    """(label, d^2 score / dx_a dq_b - A) for widths 1..4, the derivative left to the kit."""
     for width in range(1, 5):
         x, y, p, q = (vector(name, width) for name in "xypq")
         A = matrix("A", width, width)
         total = score(x + p, A, y + q)
-        mixed = sp.Matrix(
-            [[sp.diff(total, x[i], q[j]) for j in range(width)] for i in range(width)]
+        mixed = sp.Matrix(  # unevaluated: the kit differentiates
+            [[sp.Derivative(total, x[i], q[j]) for j in range(width)] for i in range(width)]
         )
         yield f"n = {width}", mixed - A
 
 
-def block_cases():
-    """(label, [x;p]^T A [y;q] - four block terms), explicit block sizes 1..3."""
+def _blocks(mc: int, kp: int):
+    x, y = vector("x", mc), vector("y", mc)
+    p, q = vector("p", kp), vector("q", kp)
+    return x, y, p, q
+
+
+def general_block_cases():
+    """(label, stacked double sum - four block terms), general blocks, sizes 1..3."""
     for mc in range(1, 4):
         for kp in range(1, 4):
-            x, y = vector("x", mc), vector("y", mc)
-            p, q = vector("p", kp), vector("q", kp)
+            x, y, p, q = _blocks(mc, kp)
             cc, cp = matrix("C", mc, mc), matrix("E", mc, kp)
             pc, pp = matrix("F", kp, mc), matrix("P", kp, kp)
             A = sp.Matrix(sp.BlockMatrix([[cc, cp], [pc, pp]]))
             four = score(x, cc, y) + score(x, cp, q) + score(p, pc, y) + score(p, pp, q)
-            yield (
-                f"m = {mc}, k = {kp}",
-                score(x.col_join(p), A, y.col_join(q)) - four,
-            )
+            yield f"m = {mc}, k = {kp}", entrywise(x.col_join(p), A, y.col_join(q)) - four
+
+
+def diagonal_block_cases():
+    """(label, stacked double sum with diag(A_c, A_p) - the two diagonal terms), sizes 1..3."""
+    for mc in range(1, 4):
+        for kp in range(1, 4):
+            x, y, p, q = _blocks(mc, kp)
+            a_c, a_p = matrix("C", mc, mc), matrix("P", kp, kp)
+            stacked = entrywise(x.col_join(p), sp.diag(a_c, a_p), y.col_join(q))
+            yield f"m = {mc}, k = {kp}", stacked - (score(x, a_c, y) + score(p, a_p, q))
+
+
+def projection_cases():
+    """(label, stacked score with Wq = diag(Q_c, Q_p), Wk = diag(K_c, K_p) - the two terms)."""
+    for mc in range(1, 3):
+        for kp in range(1, 3):
+            for rc in range(1, 3):
+                for sp_ in range(1, 3):
+                    x, y, p, q = _blocks(mc, kp)
+                    q_c, k_c = matrix("Q", mc, rc), matrix("K", mc, rc)
+                    q_p, k_p = matrix("S", kp, sp_), matrix("T", kp, sp_)
+                    weights = sp.diag(q_c, q_p) * sp.diag(k_c, k_p).T  # (m + k, m + k)
+                    stacked = entrywise(x.col_join(p), weights, y.col_join(q))
+                    two = score(x, q_c * k_c.T, y) + score(p, q_p * k_p.T, q)
+                    yield f"m = {mc}, k = {kp}, r = {rc}, s = {sp_}", stacked - two
 
 
 def checks(rec: Recorder) -> None:
@@ -127,24 +166,33 @@ def checks(rec: Recorder) -> None:
 
     # Step 3. The cross terms are A itself: the coefficient of x_a q_b in the
     # score is A_ab. So "x^T A q + p^T A y = 0 for all inputs" forces A = 0,
-    # and then the whole score is 0. Adding never keeps the parts apart.
+    # and then the whole score is 0. Adding never keeps the parts apart. The
+    # derivative is built unevaluated, so the kit computes it.
     rec.instances(
         "d^2 score / (dx_a dq_b) = A_ab",
         cross_coefficient_cases(),
-        scope="widths n = 1..4, symbolic x, y, p, q and A",
+        scope="widths n = 1..4, symbolic x, y, p, q and A (SymPy differentiates)",
     )
 
-    # Step 4. Concatenation with a block-diagonal A: the block product is
-    # x^T A_c y + p^T A_p q, for any block sizes m and k.
+    # Step 4. Concatenation. For symbolic block sizes, SymPy's rule of block
+    # multiplication (block_collapse) writes the stacked score as the block
+    # terms directly: those rows are the rule restated, a definition. The
+    # evidence is the entry-by-entry check after each: the double sum over the
+    # stacked index, with no blocks in it, against the block terms.
     x, y = sp.MatrixSymbol("x", m, 1), sp.MatrixSymbol("y", m, 1)
     p, q = sp.MatrixSymbol("p", k, 1), sp.MatrixSymbol("q", k, 1)
     a_c, a_p = sp.MatrixSymbol("A_c", m, m), sp.MatrixSymbol("A_p", k, k)
     stacked_x, stacked_y = sp.BlockMatrix([[x], [p]]), sp.BlockMatrix([[y], [q]])
     separate = sp.block_collapse(stacked_x.T * sp.BlockDiagMatrix(a_c, a_p) * stacked_y)
     rec.identity(
-        "[x; p]^T diag(A_c, A_p) [y; q] = x^T A_c y + p^T A_p q",
+        "by block multiplication: [x; p]^T diag(A_c, A_p) [y; q] = x^T A_c y + p^T A_p q",
         scalar(separate - (x.T * a_c * y + p.T * a_p * q)),
-        scope="symbolic block sizes m, k >= 1 (SymPy block_collapse, matrix expand)",
+        scope="symbolic block sizes m, k >= 1 (SymPy's block_collapse)",
+    )
+    rec.instances(
+        "[x; p]^T diag(A_c, A_p) [y; q] = x^T A_c y + p^T A_p q, entry by entry",
+        diagonal_block_cases(),
+        scope="block sizes m, k = 1..3, every entry a real symbol",
     )
 
     # Step 5. A general A = [[A_cc, A_cp], [A_pc, A_pp]] gives four block terms;
@@ -155,13 +203,14 @@ def checks(rec: Recorder) -> None:
         stacked_x.T * sp.BlockMatrix([[a_c, a_cp], [a_pc, a_p]]) * stacked_y
     )
     rec.identity(
-        "[x; p]^T A [y; q] = x^T A_cc y + x^T A_cp q + p^T A_pc y + p^T A_pp q",
+        "by block multiplication: [x; p]^T A [y; q]"
+        " = x^T A_cc y + x^T A_cp q + p^T A_pc y + p^T A_pp q",
         scalar(general - (x.T * a_c * y + x.T * a_cp * q + p.T * a_pc * y + p.T * a_p * q)),
-        scope="symbolic block sizes m, k >= 1 (SymPy block_collapse, matrix expand)",
+        scope="symbolic block sizes m, k >= 1 (SymPy's block_collapse)",
     )
     rec.instances(
-        "the same block expansion with explicit entries",
-        block_cases(),
+        "[x; p]^T A [y; q] = the four block terms, entry by entry",
+        general_block_cases(),
         scope="block sizes m, k = 1..3, every entry a real symbol",
     )
 
@@ -175,22 +224,29 @@ def checks(rec: Recorder) -> None:
         stacked_x.T * sp.BlockDiagMatrix(q_c, q_p) * sp.BlockDiagMatrix(k_c, k_p).T * stacked_y
     )
     rec.identity(
-        "with Wq = diag(Q_c, Q_p), Wk = diag(K_c, K_p): score = x^T Q_c K_c^T y + p^T Q_p K_p^T q",
+        "by block multiplication: with Wq = diag(Q_c, Q_p), Wk = diag(K_c, K_p),"
+        " score = x^T Q_c K_c^T y + p^T Q_p K_p^T q",
         scalar(projected - (x.T * q_c * k_c.T * y + p.T * q_p * k_p.T * q)),
         scope="symbolic sizes m, k (features) and r, s (query/key columns) >= 1",
     )
+    rec.instances(
+        "with Wq = diag(Q_c, Q_p), Wk = diag(K_c, K_p): the two terms, entry by entry",
+        projection_cases(),
+        scope="sizes m, k, r, s = 1..2, every entry a real symbol",
+    )
 
-    # Step 7. Numeric spot check of the identity with random numbers.
+    # Step 7. Numeric spot check of the identity with random numbers: one
+    # error per draw, all kept.
     rng = np.random.default_rng(11)
-    worst = 0.0
+    errors = []
     for _ in range(50):
         xv, yv, pv, qv = rng.normal(size=(4, 16))  # (16,) each
         am = rng.normal(size=(16, 16))  # (16, 16)
         four = xv @ am @ yv + xv @ am @ qv + pv @ am @ yv + pv @ am @ qv
-        worst = max(worst, abs(float((xv + pv) @ am @ (yv + qv) - four)))
+        errors.append(float((xv + pv) @ am @ (yv + qv) - four))
     rec.numeric(
         "the four-term expansion at random points",
-        worst,
+        errors,
         tol=1e-11,
         scope="50 random x, y, p, q (width 16) and A (16 x 16), standard normal, float64",
     )
@@ -198,7 +254,7 @@ def checks(rec: Recorder) -> None:
     # Step 8. The library: posenc.attention on X + P (P = posenc.sinusoidal)
     # equals softmax of the four score matrices, summed; on [X | P] with
     # block-diagonal projections it equals softmax of the two diagonal terms.
-    worst_add = worst_cat = 0.0
+    add_errors, cat_errors = [], []
     tokens, width, dk = 6, 8, 4
     P = posenc.sinusoidal(tokens, width)  # (6, 8)
     for _ in range(20):
@@ -207,7 +263,7 @@ def checks(rec: Recorder) -> None:
         A = wq @ wk.T / np.sqrt(dk)  # (8, 8)
         parts = X @ A @ X.T + X @ A @ P.T + P @ A @ X.T + P @ A @ P.T  # (6, 6)
         want = _softmax_rows(parts) @ ((X + P) @ wv)  # (6, 4)
-        worst_add = max(worst_add, np.abs(posenc.attention(X + P, wq, wk, wv) - want).max())
+        add_errors.append((posenc.attention(X + P, wq, wk, wv) - want).ravel())
 
         qc, qp, kc, kp = rng.normal(size=(4, width, dk))  # (8, 4) each
         wq_cat = np.block([[qc, np.zeros((width, dk))], [np.zeros((width, dk)), qp]])  # (16, 8)
@@ -217,19 +273,106 @@ def checks(rec: Recorder) -> None:
         two = (X @ qc @ kc.T @ X.T + P @ qp @ kp.T @ P.T) / np.sqrt(2 * dk)  # (6, 6)
         want = _softmax_rows(two) @ (both @ wv_cat)  # (6, 4)
         got = posenc.attention(both, wq_cat, wk_cat, wv_cat)  # (6, 4)
-        worst_cat = max(worst_cat, np.abs(got - want).max())
+        cat_errors.append((got - want).ravel())
     rec.numeric(
         "posenc.attention(X + P) uses the four-term score",
-        worst_add,
+        np.concatenate(add_errors),
         tol=1e-12,
-        scope="20 random X (6 x 8), Wq, Wk, Wv (8 x 4); P = posenc.sinusoidal(6, 8); float64",
+        scope="20 random X (6 x 8), Wq, Wk, Wv (8 x 4); P = posenc.sinusoidal(6, 8); "
+        "float64, every output entry",
     )
     rec.numeric(
         "posenc.attention([X | P]) with block-diagonal Wq, Wk uses content-content"
         " + position-position only",
-        worst_cat,
+        np.concatenate(cat_errors),
         tol=1e-12,
-        scope="20 random X (6 x 8), blocks (8 x 4), Wv (16 x 4); P = posenc.sinusoidal(6, 8)",
+        scope="20 random X (6 x 8), blocks (8 x 4), Wv (16 x 4); P = posenc.sinusoidal(6, 8); "
+        "every output entry",
+    )
+
+    # Step 9. The figure's example (posenc.figures.mixing): five tokens, width
+    # 4, with "the" at positions 0 and 3 given the same content vector. Its
+    # four panels are recomputed here with plain matrix products; what the
+    # page says about them is then read off.
+    terms = mixing.score_terms()  # cc, cp, pc, pp: (5, 5) each
+    stacked = mixing.score_terms(concatenate=True)
+    X, code = mixing._X, posenc.sinusoidal(*mixing._X.shape)  # (5, 4) each
+    A = mixing._WQ @ mixing._WK.T / np.sqrt(mixing._WK.shape[1])  # (4, 4)
+    again = (X @ A @ X.T, X @ A @ code.T, code @ A @ X.T, code @ A @ code.T)
+    drawn = rec.numeric(
+        "the figure's four panels are X A X^T, X A P^T, P A X^T and P A P^T",
+        np.concatenate([(t - u).ravel() for t, u in zip(terms, again, strict=True)]),
+        tol=1e-14,
+        scope="the figure's five tokens, width 4, A = Wq Wk^T / 2; every entry of the "
+        "four panels against NumPy products",
+    )
+    largest = [float(np.abs(t).max()) for t in terms]
+    rec.quantity("fig_largest_low", min(largest), show=Show(decimals=2), by=drawn)
+    rec.quantity("fig_largest_high", max(largest), show=Show(decimals=2), by=drawn)
+    the_rows = sum(int(np.count_nonzero(t[0] != t[3])) for t in terms[:2])
+    rec.exact(
+        'the two rows of "the" (positions 0 and 3) are equal in the two top panels',
+        the_rows,
+        0,
+        scope="content-content and content-position panels (count of unequal entries)",
+    )
+    apart = sum(int(np.count_nonzero(np.abs(t[0] - t[3]) > 1e-3)) for t in terms[2:])
+    rec.exact(
+        'the two rows of "the" differ in every key column of the two bottom panels',
+        apart,
+        2 * len(mixing._TOKENS),
+        scope="position-content and position-position panels, 5 keys each "
+        "(count of entries differing by more than 1e-3)",
+    )
+    rec.exact(
+        "with diag(A, A): content-content and position-position equal the added case's, "
+        "and both cross panels are zero",
+        sum(int(np.count_nonzero(stacked[t] != terms[t])) for t in (0, 3))
+        + sum(int(np.count_nonzero(stacked[t])) for t in (1, 2)),
+        0,
+        scope="the figure's two groups of panels (count of unequal or nonzero entries)",
+    )
+
+    # Step 10. The worked example of the first misreading: width 4, A = I,
+    # x = e_0, y = e_1, p = PE(1), q = PE(3). The cross terms are x^T q + p^T y
+    # = PE(3)_0 + PE(1)_1 = sin 3 + cos 1. posenc.sinusoidal's float64 score
+    # is compared with that value at 30 digits.
+    table = posenc.sinusoidal(4, INPUTS["witness_width"])  # (4, 4): positions 0..3
+    e = np.eye(4)  # (4, 4)
+    full = (e[0] + table[1]) @ (e[1] + table[3])
+    separate_terms = e[0] @ e[1] + table[1] @ table[3]
+    with mpmath.workdps(30):
+        cross = mpmath.sin(3) + mpmath.cos(1)
+    witness = rec.numeric(
+        "the witness: score - (content-content + position-position) = sin 3 + cos 1",
+        [float(mpmath.mpf(full - separate_terms) - cross)],
+        tol=1e-15,
+        scope="width 4, A = I, x = e_0, y = e_1, p = PE(1), q = PE(3); posenc.sinusoidal "
+        "in float64 against mpmath at 30 digits",
+    )
+    rec.quantity("witness_cross_terms", float(cross), show=Show(sig=3), by=witness)
+
+    # Step 11. The page's "Check yourself": n = 2, A = I, x = y = (1, 0); with
+    # p = q = (0, 1) the four terms are 1, 0, 0, 1 and the score 2; with
+    # p = q = (1, 1) they are 1, 1, 1, 2 and the score 5; concatenation with
+    # diag(I, I) gives 2 and 3. Exact integers, every one compared.
+    one = sp.Matrix([1, 0])
+    found, wanted = [], []
+    for pos_vec, terms_wanted, total, concat in (
+        (sp.Matrix([0, 1]), (1, 0, 0, 1), 2, 2),
+        (sp.Matrix([1, 1]), (1, 1, 1, 2), 5, 3),
+    ):
+        eye = sp.eye(2)
+        found += [score(one, eye, one), score(one, eye, pos_vec), score(pos_vec, eye, one)]
+        found += [score(pos_vec, eye, pos_vec), score(one + pos_vec, eye, one + pos_vec)]
+        found += [score(one.col_join(pos_vec), sp.eye(4), one.col_join(pos_vec))]
+        wanted += [*terms_wanted, total, concat]
+    rec.exact(
+        "check yourself: the four terms, the score and the concatenated score",
+        sum(int(f != w) for f, w in zip(found, wanted, strict=True)),
+        0,
+        scope="n = 2, A = I, x = y = (1, 0), p = q = (0, 1) and (1, 1) "
+        "(count of wrong values among 12)",
     )
 
 
@@ -245,9 +388,13 @@ def _softmax_rows(scores: np.ndarray) -> np.ndarray:
 def _adding_is_separable(wit: Witness) -> None:
     # "Adding keeps content and position separable: the score is x^T A y + p^T A q."
     # Width 4, A = I (a plain dot product), p = PE(1) and q = PE(3) from the
-    # formula: the cross terms x^T q + p^T y = sin 3 + cos 1, about 0.681.
+    # formula: the cross terms x^T q + p^T y = sin 3 + cos 1 (step 10). Were the
+    # claim true, the two sides would agree to all 50 digits; a tenth is far
+    # above that and far below the witness.
     def pe(position: int) -> sp.Matrix:
-        angles = [position * sp.Integer(10000) ** sp.Rational(-2 * i, 4) for i in range(2)]
+        angles = [
+            position * sp.Integer(INPUTS["base"]) ** sp.Rational(-2 * i, 4) for i in range(2)
+        ]
         return sp.Matrix([f(t) for t in angles for f in (sp.sin, sp.cos)])
 
     x, y = sp.Matrix([1, 0, 0, 0]), sp.Matrix([0, 1, 0, 0])
@@ -256,6 +403,8 @@ def _adding_is_separable(wit: Witness) -> None:
         score(x + p, A, y + q),
         score(x, A, y) + score(p, A, q),
         at="d = 4, A = I, x = e_0, y = e_1, p = PE(1), q = PE(3)",
+        margin=sp.Rational(1, 10),
+        by="a tenth; the claim would leave a difference of 0",
     )
 
 
@@ -264,7 +413,8 @@ def _concatenation_always_separates(wit: Witness) -> None:
     # One content and one position feature, and one query/key column that reads
     # both: Wq = Wk = (1, 1)^T, so A = Wq Wk^T = [[1, 1], [1, 1]] is not
     # block-diagonal. With x = y = p = q = 1 the score is 4, content-content
-    # plus position-position is 2.
+    # plus position-position is 2: the cross terms add exactly 2, more than
+    # the size 1 of either separate term.
     weights = sp.Matrix([[1], [1]])
     A = weights * weights.T
     one = sp.Matrix([1])
@@ -272,6 +422,8 @@ def _concatenation_always_separates(wit: Witness) -> None:
         score(one.col_join(one), A, one.col_join(one)),
         score(one, A[:1, :1], one) + score(one, A[1:, 1:], one),
         at="m = k = 1, A = [[1, 1], [1, 1]] (Wq = Wk = (1, 1)^T), x = y = p = q = 1",
+        margin=1,
+        by="1, the size of each separate term",
     )
 
 

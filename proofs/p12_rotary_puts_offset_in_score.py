@@ -16,16 +16,23 @@ Uses: 8.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import mpmath
 import numpy as np
 import sympy as sp
 
+from posenc.encoding import frequencies
 from posenc.rotary import pairing_permutation, rotary, rotary_matrix
-from proofs.kit import Misreading, Recorder, Witness, substitute
+from proofs.kit import Misreading, Recorder, Show, Witness, substitute
 
 NUMBER = 12
 TITLE = "Rotary embeddings put the offset into the score"
 USES = (8,)
+
+# The numbers this proposition chooses: the paper's base, and the width of the
+# figure's query and key (posenc.figures.rotary draws pair 1 of width 8).
+INPUTS = {"base": 10000, "figure_width": 8}
 
 # Symbols, declared once. Positions and angles are real numbers (integers are
 # the case that matters, but nothing below needs integrality); a pair turns at
@@ -75,6 +82,33 @@ def shuffle(width: int) -> sp.Matrix:
         matrix[2 * i, i] = 1
         matrix[2 * i + 1, i + half] = 1
     return matrix
+
+
+def product(left: sp.Matrix, right: sp.Matrix) -> sp.Matrix:
+    """The matrix product written out as sums of products, left unevaluated.
+
+    SymPy multiplies by the 0s and 1s of a permutation matrix as it builds an
+    ordinary product, so an identity such as R_half = Pi^T R_int Pi would
+    cancel as written and show nothing. Written out this way, the kit has to
+    carry out every product and sum itself (``doit``), and says so.
+    """
+    return sp.Matrix(
+        left.rows,
+        right.cols,
+        lambda r, c: sp.Add(
+            *(sp.Mul(left[r, t], right[t, c], evaluate=False) for t in range(left.cols)),
+            evaluate=False,
+        ),
+    )
+
+
+def minus(left: sp.Matrix, right: sp.Matrix) -> sp.Matrix:
+    """left - right, entry by entry, without evaluating the subtraction."""
+    return sp.Matrix(
+        left.rows,
+        left.cols,
+        lambda r, c: sp.Add(left[r, c], sp.Mul(-1, right[r, c], evaluate=False), evaluate=False),
+    )
 
 
 def score(q: sp.Matrix, k: sp.Matrix, width: int, pairing: str = "interleaved") -> sp.Expr:
@@ -149,14 +183,21 @@ def checks(rec: Recorder) -> None:
     # Step 4. The two pairings. Relabelling the coordinates by Pi (split halves to
     # interleaved) carries one rotary matrix to the other: R_half = Pi^T R_int Pi,
     # hence rotary_half(x) = Pi^T rotary_interleaved(Pi x). The split-half scores
-    # therefore depend on the offset alone as well.
+    # therefore depend on the offset alone as well. The products with Pi are
+    # written out unevaluated (``product``), so the kit carries them out.
     rec.instances(
         "R_half(m) = Pi^T R_interleaved(m) Pi",
         (
-            (f"d = {d}", rotation(m, d, "half") - shuffle(d).T * rotation(m, d) * shuffle(d))
+            (
+                f"d = {d}",
+                minus(
+                    rotation(m, d, "half"),
+                    product(product(shuffle(d).T, rotation(m, d)), shuffle(d)),
+                ),
+            )
             for d in WIDTHS
         ),
-        scope="d = 2, 4, 6, 8; symbolic m and base",
+        scope="d = 2, 4, 6, 8; symbolic m and base; the products with Pi evaluated by the kit",
     )
     rec.instances(
         "<R_half(m) q, R_half(n) k> = <q, R_half(n - m) k>",
@@ -167,17 +208,11 @@ def checks(rec: Recorder) -> None:
     # Step 5. Moving weights between the pairings. A model trained with the
     # interleaved pairing produces q and k; permuted by Pi^T they give, under the
     # split-half pairing, exactly the interleaved scores (Pi is orthogonal).
+    # Every product on the left is written out unevaluated, as in step 4.
     rec.instances(
         "score_half(Pi^T q, Pi^T k) = score_interleaved(q, k)",
-        (
-            (
-                f"d = {d}",
-                score(shuffle(d).T * vector("q", d), shuffle(d).T * vector("k", d), d, "half")
-                - score(vector("q", d), vector("k", d), d),
-            )
-            for d in WIDTHS
-        ),
-        scope="d = 2, 4, 6, 8; symbolic q, k, m, n and base",
+        ((f"d = {d}", _moved_score(d)) for d in WIDTHS),
+        scope="d = 2, 4, 6, 8; symbolic q, k, m, n and base; the products evaluated by the kit",
     )
 
     # Step 6. Numeric spot check of step 3 at width 8: the symbolic score, and
@@ -194,36 +229,37 @@ def checks(rec: Recorder) -> None:
         "numpy",
     )
     rng = np.random.default_rng(12)
-    worst = 0.0
+    errors = []
     for _ in range(50):
         where = rng.uniform([-500, -500, -500, 2], [500, 500, 500, 20000])
         entries = rng.normal(size=2 * width)
-        worst = max(worst, *(abs(float(v)) for v in both(*where, *entries)))
+        errors += [float(v) for v in both(*where, *entries)]
     rec.numeric(
         "step 3 and its shift form <R(m+s) q, R(n+s) k> = <R(m) q, R(n) k> at sampled points",
-        worst,
+        errors,
         tol=1e-9,
-        scope="50 random (m, n, s) in [-500, 500]^3, base in [2, 20000], normal q, k; d = 8",
+        scope="50 random (m, n, s) in [-500, 500]^3, base in [2, 20000], normal q, k; d = 8; "
+        "both differences at each point",
     )
 
     # Step 7. The library computes what is proven. posenc.rotary_matrix against
     # the symbolic R at 30 digits; posenc.pairing_permutation against Pi.
-    worst = 0.0
+    errors = []
     for d, p, pairing in (
         (2, 1, "interleaved"),
         (8, 3, "half"),
         (8, -7, "interleaved"),
         (16, 1000, "half"),
     ):
-        exact = np.array(rotation(p, d, pairing).subs(base, 10000).evalf(30), dtype=float)
-        got = rotary_matrix(p, d, pairing=pairing)
-        worst = max(worst, float(np.abs(got - exact).max()))
+        exact = rotation(p, d, pairing).subs(base, INPUTS["base"]).evalf(30)
+        got = rotary_matrix(p, d, pairing=pairing)  # (d, d)
+        errors.append((got - np.array(exact, dtype=float)).ravel())
     rec.numeric(
         "posenc.rotary_matrix equals the symbolic R(m), both pairings",
-        worst,
+        np.concatenate(errors),
         tol=2e-16,
         scope="(d, m, pairing) in {(2, 1, interleaved), (8, 3, half), (8, -7, interleaved), "
-        "(16, 1000, half)}, base 10000",
+        "(16, 1000, half)}, base 10000, every entry",
     )
     mismatched = 0
     for d in (*WIDTHS, 64, 4096):
@@ -244,7 +280,7 @@ def checks(rec: Recorder) -> None:
     d = 16
     x = rng.normal(size=(6, d))  # (6, d)
     where = [0, 1, 37, 4095, 10**9 + 7, 2**52 + 1]
-    worst = 0.0
+    errors = []
     with mpmath.workdps(50):
         for pairing in ("interleaved", "half"):
             got = rotary(x, where, pairing=pairing)  # (6, d)
@@ -256,14 +292,11 @@ def checks(rec: Recorder) -> None:
                     ya = xa * mpmath.cos(angle) - xb * mpmath.sin(angle)
                     yb = xa * mpmath.sin(angle) + xb * mpmath.cos(angle)
                     size = mpmath.sqrt(xa**2 + xb**2)
-                    worst = max(
-                        worst,
-                        float(abs(got[row, one] - ya) / size),
-                        float(abs(got[row, two] - yb) / size),
-                    )
+                    errors += [float((got[row, one] - ya) / size)]
+                    errors += [float((got[row, two] - yb) / size)]
     rec.numeric(
         "posenc.rotary equals the exact rotation, relative to each pair's length",
-        worst,
+        errors,
         tol=4e-16,
         scope="d = 16, positions {0, 1, 37, 4095, 1e9 + 7, 2^52 + 1}, both pairings; "
         "mpmath at 50 digits",
@@ -274,7 +307,7 @@ def checks(rec: Recorder) -> None:
     queries = rotary(np.tile(qv, (length, 1)), np.arange(length))  # (L, d)
     keys = rotary(np.tile(kv, (length, 1)), np.arange(length))  # (L, d)
     scores = queries @ keys.T  # (L, L): row m, column n
-    worst = 0.0
+    errors = []
     with mpmath.workdps(50):
         qm, km = [mpmath.mpf(float(v)) for v in qv], [mpmath.mpf(float(v)) for v in kv]
         speeds_mp = [mpmath.power(10000, mpmath.mpf(-2 * i) / d) for i in range(d // 2)]
@@ -286,10 +319,10 @@ def checks(rec: Recorder) -> None:
                 for i, w_i in enumerate(speeds_mp)
             )
             diagonal = np.diagonal(scores, offset)  # (L - |offset|,): entries with n - m = offset
-            worst = max(worst, float(np.abs(diagonal - float(closed)).max()))
+            errors.append(diagonal - float(closed))
     rec.numeric(
         "posenc.rotary scores are constant along each diagonal n - m, equal to <q, R(n - m) k>",
-        worst,
+        np.concatenate(errors),
         tol=1e-13,
         scope="d = 32, m, n = 0..47, one random q and k, interleaved; closed form in mpmath",
     )
@@ -309,10 +342,76 @@ def checks(rec: Recorder) -> None:
         "count of unequal float64 entries",
     )
 
+    # Step 10. The numbers of the page. The figure turns pair 1 of a width-8
+    # query and key (posenc.figures.rotary) at w_1 = base^(-2/8), exactly 1/10
+    # at base 10000, and draws the query and key at positions (2, 7) and
+    # (12, 17): both times the angle between them is 5 w_1 = 1/2 radian.
+    # The library's speed is compared with the exact 1/10.
+    width = INPUTS["figure_width"]
+    speed = speeds(width)[1].subs(base, INPUTS["base"])  # exact: 10000^(-1/4)
+    rec.exact(
+        "at width 8 and base 10000, pair 1 turns at w_1 = 1/10 radian per position",
+        speed,
+        sp.Rational(1, 10),
+        scope="d = 8, i = 1, base 10000, exact",
+        quantity="omega_1",
+        show=Show(decimals=1),
+    )
+    rec.numeric(
+        "posenc.frequencies(8)[1], the figure's speed, is 1/10 to within one float64 ulp",
+        [float(Fraction(float(frequencies(width)[1])) - Fraction(1, 10))],
+        tol=float(np.spacing(0.1)),
+        scope="d = 8, base 10000; exact difference from 1/10",
+    )
+    rec.exact(
+        "the figure's query and key, at (2, 7) and at (12, 17), meet at 5 w_1 = 1/2 radian",
+        (7 - 2) * speed,
+        sp.Rational(1, 2),
+        scope="d = 8, pair 1, base 10000, exact",
+        quantity="figure_offset_angle",
+        show=Show(decimals=1),
+    )
+
+    # The page's "Check yourself": d = 2 (w_0 = 1), q = (1, 0), k = (0, 1). The
+    # score is <q, R(n - m) k> = -sin(n - m). posenc.rotary's scores at
+    # (m, n) = (3, 5), (10, 12) and (5, 3) are compared with -sin 2, -sin 2 and
+    # sin 2 at 30 digits.
+    one, other = np.array([[1.0, 0.0]]), np.array([[0.0, 1.0]])  # (1, 2) each
+    with mpmath.workdps(30):
+        sin_two = mpmath.sin(2)
+        worked = []
+        for p_q, p_k in ((3, 5), (10, 12), (5, 3)):
+            got = float((rotary(one, [p_q]) @ rotary(other, [p_k]).T)[0, 0])
+            worked.append(float(mpmath.mpf(got) + mpmath.sin(p_k - p_q)))
+    example = rec.numeric(
+        "d = 2, q = (1, 0), k = (0, 1): posenc.rotary's score is -sin(n - m) "
+        "at (3, 5), (10, 12) and (5, 3)",
+        worked,
+        tol=1e-15,
+        scope="d = 2, base 10000 (w_0 = 1); against mpmath at 30 digits",
+    )
+    rec.quantity("sin_two", float(sin_two), show=Show(sig=4), by=example)
+
+
+def _moved_score(width: int) -> sp.Expr:
+    """score_half(Pi^T q, Pi^T k) - score_interleaved(q, k), every product unevaluated."""
+    q, k, back = vector("q", width), vector("k", width), shuffle(width).T
+    turned_q = product(rotation(m, width, "half"), product(back, q))
+    turned_k = product(rotation(n, width, "half"), product(back, k))
+    moved = product(turned_q.T, turned_k)[0, 0]
+    return sp.Add(moved, sp.Mul(-1, score(q, k, width), evaluate=False), evaluate=False)
+
 
 # -- misreadings -------------------------------------------------------------------
 
 _E = sp.eye(4)
+
+# A correct claim leaves a difference of exactly 0 at every witness below, and
+# the witnesses are evaluated at 50 digits. Every q, k and x there has length
+# 1, so no score or coordinate exceeds 1 in size: half of that is far above any
+# rounding and below each difference found.
+MARGIN = sp.Rational(1, 2)
+BY = "half the length 1 of the unit vectors involved"
 
 
 def _pairings_interchangeable(wit: Witness) -> None:
@@ -320,11 +419,13 @@ def _pairings_interchangeable(wit: Witness) -> None:
     # pair 0 in the interleaved layout but sit in different pairs in the
     # split-half layout.
     q, k = _E[:, 0], _E[:, 1]
-    point = {m: 0, n: 1, base: 10000}
+    point = {m: 0, n: 1, base: INPUTS["base"]}
     wit.differs(
         substitute(score(q, k, 4, "interleaved"), point),
         substitute(score(q, k, 4, "half"), point),
         at="d = 4, base = 10000, q = e_0, k = e_1, m = 0, n = 1",
+        margin=MARGIN,
+        by=BY,
     )
 
 
@@ -336,6 +437,8 @@ def _adds_a_vector(wit: Witness) -> None:
         substitute(turn(m * w) * q1 - q1, {m: 1, w: 1}),
         substitute(turn(m * w) * q2 - q2, {m: 1, w: 1}),
         at="one pair, w = 1, m = 1, q1 = (1, 0), q2 = (0, 1)",
+        margin=MARGIN,
+        by=BY,
     )
 
 
@@ -348,6 +451,8 @@ def _offset_the_other_way(wit: Witness) -> None:
         substitute(((turn(m * w) * q).T * (turn(n * w) * k))[0, 0], point),
         substitute((q.T * turn((m - n) * w) * k)[0, 0], point),
         at="one pair, w = 1, q = (1, 0), k = (0, 1), m = 0, n = 1",
+        margin=MARGIN,
+        by=BY,
     )
 
 
@@ -355,13 +460,15 @@ def _permutation_backwards(wit: Witness) -> None:
     # The permutation applied the wrong way round: R_half = Pi R_int Pi^T. At
     # d = 2 and d = 4 Pi is its own inverse, so both directions agree there;
     # at d = 6 they do not.
-    x = sp.eye(6)[:, 1]  # e_1: in the split-half layout, paired with coordinate 4
+    x = sp.eye(6)[:, 0]  # e_0: in the split-half layout, paired with coordinate 3
     wrong = shuffle(6) * rotation(m, 6) * shuffle(6).T
-    point = {m: 1, base: 10000}
+    point = {m: 1, base: INPUTS["base"]}
     wit.differs(
         substitute(rotation(m, 6, "half") * x, point),
         substitute(wrong * x, point),
-        at="d = 6, base = 10000, m = 1, x = e_1",
+        at="d = 6, base = 10000, m = 1, x = e_0",
+        margin=MARGIN,
+        by=BY,
     )
 
 

@@ -12,6 +12,11 @@ products between codes do not depend on the layout; but a table added to learned
 embeddings meets each coordinate's own weights, so the two layouts give a trained
 model different inputs and checkpoints do not transfer.
 
+The libraries themselves are not run here. posenc.conventions writes each
+library's table from its published formula; the proof compares those tables
+with the formulas, written out again in this script and evaluated at 30
+digits, within the rounding that the library's precision explains.
+
 Uses: 5, 6, 9.
 """
 
@@ -22,11 +27,16 @@ import numpy as np
 import sympy as sp
 
 from posenc import conventions
-from proofs.kit import Misreading, Recorder, Witness, substitute
+from proofs.kit import Misreading, Recorder, Show, Witness, substitute
 
 NUMBER = 13
 TITLE = "Library conventions are the same ladder in other clothes"
 USES = (5, 6, 9)
+
+# The numbers this proposition chooses: the base of every library's default
+# (max_timescale, max_wavelength), and the width and length of the figure's
+# table (posenc.figures.conventions draws width 8, positions 0..23).
+INPUTS = {"base": 10000, "figure_width": 8, "figure_positions": 24}
 
 # Symbols, declared once. Positions are real; the base (largest timescale) b and
 # tensor2tensor's smallest timescale m are positive; h is the number of pairs and
@@ -38,6 +48,46 @@ n = sp.Symbol("n", integer=True, positive=True)
 k, i = sp.symbols("k i", integer=True, nonnegative=True)
 a, c = sp.symbols("a c", real=True)  # two angles
 w = sp.Function("w")  # w(k): the angular speed of pair k, any positive numbers
+
+
+def interleaved_column(j: sp.Expr, p: sp.Expr) -> sp.Expr:
+    """Column j of the paper's layout, as a function of the index j.
+
+    Column j holds pair floor(j/2), as a sine if j is even and a cosine if j is
+    odd. The floor and the parity are left unevaluated, so that putting j = 2k
+    or j = 2k + 1 leaves the integer arithmetic (floor(k + 1/2) = k, (2k + 1)
+    mod 2 = 1) for the kit to do.
+    """
+    parity = sp.Mod(j, 2, evaluate=False)
+    pair = sp.floor(sp.Mul(j, sp.Rational(1, 2), evaluate=False), evaluate=False)
+    return (1 - parity) * sp.sin(p * w(pair)) + parity * sp.cos(p * w(pair))
+
+
+def product(left: sp.Matrix, right: sp.Matrix) -> sp.Matrix:
+    """The matrix product written out as sums of products, left unevaluated.
+
+    SymPy multiplies by the 0s and 1s of a permutation matrix as it builds an
+    ordinary product, so P^T P = I or concatenated = P interleaved would cancel
+    as written and show nothing. Written out this way, the kit has to carry out
+    every product and sum itself (``doit``), and says so.
+    """
+    return sp.Matrix(
+        left.rows,
+        right.cols,
+        lambda r, c: sp.Add(
+            *(sp.Mul(left[r, t], right[t, c], evaluate=False) for t in range(left.cols)),
+            evaluate=False,
+        ),
+    )
+
+
+def minus(left: sp.Matrix, right: sp.Matrix) -> sp.Matrix:
+    """left - right, entry by entry, without evaluating the subtraction."""
+    return sp.Matrix(
+        left.rows,
+        left.cols,
+        lambda r, c: sp.Add(left[r, c], sp.Mul(-1, right[r, c], evaluate=False), evaluate=False),
+    )
 
 
 def sigma(column: int, width: int) -> int:
@@ -74,14 +124,19 @@ def concatenated(p: sp.Expr, width: int) -> sp.Matrix:
     return sp.Matrix(sines + cosines)
 
 
+def closed_form(p: sp.Expr, other: sp.Expr, width: int) -> sp.Expr:
+    """sum_t cos((p - q) w_t): the dot product of two codes (Proposition 9)."""
+    return sum(sp.cos((p - other) * speed) for speed in speeds(width)[: width // 2])
+
+
 # The exponents of the two ladders, for pair i of h = n + 1 pairs.
 paper_exponent = i / (n + 1)  # 2i/d with d = 2h
 stretched_exponent = i / n  # i/(h-1)
 
 
 def library_formula(name: str, width: int) -> list[tuple[str, sp.Expr]]:
-    """(function, exact speed) of every column, from shared FACTS section 4."""
-    base = sp.Integer(10000)
+    """(function, exact speed) of every column, as the library's formula states it."""
+    base = sp.Integer(INPUTS["base"])
     half = width // 2
     if name in ("tensor2tensor", "fairseq", "whisper"):
         rates = [base ** (-sp.Rational(t, max(half - 1, 1))) for t in range(half)]
@@ -115,19 +170,20 @@ PRECISION = {
 
 def checks(rec: Recorder) -> None:
     # Step 1. The index map, for every width at once. Concatenated column k
-    # (k < h) holds sin(pos w_k); it comes from interleaved column 2k, which
-    # holds sin(pos w_(2k // 2)). Concatenated column h + k holds cos(pos w_k)
-    # and comes from interleaved column 2((h + k) - h) + 1 = 2k + 1, which holds
-    # cos(pos w_((2k+1) // 2)). Both differences vanish for every integer k, h.
+    # (k < h) holds sin(pos w_k); sigma sends it to interleaved column 2k,
+    # which holds the sine of pair floor(2k/2) = k. Concatenated column h + k
+    # holds cos(pos w_k); sigma sends it to column 2((h + k) - h) + 1 = 2k + 1,
+    # the cosine of pair floor((2k + 1)/2) = k. The floor and the parity are
+    # evaluated by the kit, for a symbolic integer k.
     rec.identity(
-        "concatenated column k (a sine) is interleaved column 2k",
-        sp.sin(pos * w(sp.floor(2 * k / sp.Integer(2)))) - sp.sin(pos * w(k)),
+        "interleaved column sigma(k) = 2k holds sin(pos w_k), concatenated column k",
+        interleaved_column(2 * k, pos) - sp.sin(pos * w(k)),
         scope="every integer pair index k >= 0, every speed function w, real pos",
     )
     source = 2 * ((h + k) - h) + 1
     rec.identity(
-        "concatenated column h + k (a cosine) is interleaved column 2k + 1",
-        sp.cos(pos * w(sp.floor(source / sp.Integer(2)))) - sp.cos(pos * w(k)),
+        "interleaved column sigma(h + k) = 2k + 1 holds cos(pos w_k), concatenated column h + k",
+        interleaved_column(source, pos) - sp.cos(pos * w(k)),
         scope="every integer k >= 0 and h >= 1, every speed function w, real pos",
     )
 
@@ -137,11 +193,14 @@ def checks(rec: Recorder) -> None:
     rec.instances(
         "concatenated(pos) = P interleaved(pos)",
         (
-            (f"d = {d}", concatenated(pos, d) - permutation_matrix(d) * interleaved(pos, d))
+            (
+                f"d = {d}",
+                minus(concatenated(pos, d), product(permutation_matrix(d), interleaved(pos, d))),
+            )
             for d in range(1, 11)
         ),
         scope="widths d = 1..10 (odd d: ceil(d/2) sines, floor(d/2) cosines); "
-        "symbolic pos and speeds",
+        "symbolic pos and speeds; the product evaluated by the kit",
     )
     rec.exact(
         "posenc.conventions.concatenated_order(d) is sigma",
@@ -158,15 +217,17 @@ def checks(rec: Recorder) -> None:
     # of pair i is 2 pi b^(i/n): it starts at 2 pi, ends at exactly 2 pi b (pair
     # i = n = h - 1), and is geometric with ratio b^(1/n). The paper's last rung,
     # 2 pi b^(n/(n+1)) (Proposition 6), is a factor b^(1/h) lower.
+    # The substitutions i = 0 and i = n are left unevaluated (sp.Subs): SymPy
+    # would otherwise turn b^0 into 1 and b^(n/n) into b on sight.
     wavelength = 2 * sp.pi * b**stretched_exponent
     rec.identity(
         "(h-1) ladder starts at 2 pi",
-        wavelength.subs(i, 0) - 2 * sp.pi,
+        sp.Subs(wavelength, i, 0) - 2 * sp.pi,
         scope="b > 0, n = h - 1 >= 1",
     )
     rec.identity(
         "(h-1) ladder ends at exactly 2 pi b (pair i = h - 1)",
-        wavelength.subs(i, n) - 2 * sp.pi * b,
+        sp.Subs(wavelength, i, n) - 2 * sp.pi * b,
         scope="b > 0, n = h - 1 >= 1",
     )
     rec.identity(
@@ -176,7 +237,8 @@ def checks(rec: Recorder) -> None:
     )
     rec.identity(
         "the (h-1) ladder is the paper's ladder with base b^(h/(h-1))",
-        b**stretched_exponent - (b ** ((n + 1) / n)) ** paper_exponent,
+        b**stretched_exponent
+        - sp.Pow(b ** ((n + 1) / n), paper_exponent, evaluate=False),  # (b^(h/(h-1)))^(2i/d)
         scope="b > 0, n = h - 1 >= 1, integer i >= 0 (d = 2h)",
     )
     paper_top = 2 * sp.pi * b ** paper_exponent.subs(i, n)
@@ -200,34 +262,36 @@ def checks(rec: Recorder) -> None:
     expected = [2 * (5000 / 2) ** (-t / 3) for t in range(4)]
     rec.numeric(
         "posenc.conventions.columns follows tensor2tensor's rule for min_timescale = 2",
-        float(np.abs(rates[:4] - np.array(expected)).max() / 2),
+        (rates[:4] - np.array(expected)) / 2,
         tol=1e-15,
-        scope="d = 8, min_timescale 2, max_timescale 5000; relative to the first speed",
+        scope="d = 8, min_timescale 2, max_timescale 5000, the four speeds; "
+        "relative to the first speed",
     )
 
     # Step 5. Dot products. P is orthogonal (P^T P = I), so P x . P y = x . y;
-    # in particular PE_c(pos) . PE_c(q) = PE(pos) . PE(q), and for every pair
-    # sin a sin c + cos a cos c = cos(a - c) (Proposition 9).
+    # in particular PE_c(pos) . PE_c(q) = PE(pos) . PE(q). Each layout's dot
+    # product is checked against the same closed form, sum_t cos((pos - q) w_t)
+    # (Proposition 9), which rests on sin a sin c + cos a cos c = cos(a - c).
     rec.instances(
         "P^T P = I",
         (
-            (f"d = {d}", permutation_matrix(d).T * permutation_matrix(d) - sp.eye(d))
-            for d in range(1, 11)
-        ),
-        scope="widths d = 1..10",
-    )
-    rec.instances(
-        "concatenated(pos) . concatenated(q) = interleaved(pos) . interleaved(q)",
-        (
             (
                 f"d = {d}",
-                (concatenated(pos, d).T * concatenated(q, d))[0]
-                - (interleaved(pos, d).T * interleaved(q, d))[0],
+                minus(product(permutation_matrix(d).T, permutation_matrix(d)), sp.eye(d)),
             )
-            for d in (2, 4, 6, 8)
+            for d in range(1, 11)
         ),
-        scope="widths d = 2, 4, 6, 8; symbolic pos, q and speeds",
+        scope="widths d = 1..10; the product evaluated by the kit",
     )
+    for layout, code in (("concatenated", concatenated), ("interleaved", interleaved)):
+        rec.instances(
+            f"{layout}(pos) . {layout}(q) = sum_t cos((pos - q) w_t), the same in both layouts",
+            (
+                (f"d = {d}", (code(pos, d).T * code(q, d))[0] - closed_form(pos, q, d))
+                for d in (2, 4, 6, 8)
+            ),
+            scope="widths d = 2, 4, 6, 8; symbolic pos, q and speeds",
+        )
     rec.identity(
         "one pair: sin a sin c + cos a cos c = cos(a - c)",
         sp.sin(a) * sp.sin(c) + sp.cos(a) * sp.cos(c) - sp.cos(a - c),
@@ -242,7 +306,8 @@ def checks(rec: Recorder) -> None:
     rec.instances(
         "e + P p = P (P^T e + p)",
         ((f"d = {d}", _ported(d)) for d in (2, 4, 6)),
-        scope="widths d = 2, 4, 6; symbolic embedding e, pos and speeds",
+        scope="widths d = 2, 4, 6; symbolic embedding e, pos and speeds; "
+        "the products evaluated by the kit",
     )
 
     # Step 7. Numeric spot check of Steps 2 and 5 with the library: the paper's
@@ -251,27 +316,29 @@ def checks(rec: Recorder) -> None:
     permuted = paper[:, conventions.concatenated_order(64)]  # (200, 64)
     rec.numeric(
         "dot products of posenc's codes do not change under the permutation",
-        float(np.abs(permuted @ permuted.T - paper @ paper.T).max()),
+        permuted @ permuted.T - paper @ paper.T,
         tol=1e-12,
-        scope="positions 1000..1199, width 64, all 40,000 dot products, float64",
+        scope="positions 1000..1199, width 64, every one of the 200 x 200 dot products, float64",
     )
     _, fairseq_rates = conventions.columns("fairseq", 512)
     rec.numeric(
         "posenc: the slowest fairseq wavelength is 2 pi 10000",
-        abs(2 * np.pi / fairseq_rates[255] / (2 * np.pi * 10000) - 1),
+        [2 * np.pi / fairseq_rates[255] / (2 * np.pi * INPUTS["base"]) - 1],
         tol=2e-16,
         scope="d = 512, pair 255 of 256; relative error, float64",
     )
 
-    # Step 8. posenc.conventions builds each library's table as FACTS section 4
-    # says: every entry against the formula written above, at 30 digits, with
+    # Step 8. posenc.conventions builds each library's table from the library's
+    # formula: every entry against the formula written above, at 30 digits, with
     # the tolerance that the library's precision explains (float32 throughout:
     # exp turns the rounding of its argument, up to ln 10000, into ~16 ulp of the
-    # frequency, times an angle below 50).
+    # frequency, times an angle below 50). This checks posenc's tables against
+    # the formulas, not against the libraries, which are not run: their float32
+    # exp, sin and cos need not round as NumPy's do.
     mpmath.mp.dps = 30
     for name, convention in conventions.CONVENTIONS.items():
         widths = (8,) if convention.odd_width == "error" else (8, 9)
-        worst = 0.0
+        errors = []
         for width in widths:
             got = conventions.table(name, 48, width)  # (48, width), positions start..start+47
             formula = [
@@ -280,20 +347,21 @@ def checks(rec: Recorder) -> None:
             for r, row in enumerate(got.astype(np.float64).tolist()):
                 for value, (kind, rate) in zip(row, formula, strict=True):
                     exact = _entry(kind, (convention.start + r) * rate)
-                    worst = max(worst, float(abs(mpmath.mpf(value) - exact)))
+                    errors.append(float(mpmath.mpf(value) - exact))
         rec.numeric(
-            f"table({name!r}) matches the formula of {convention.title}",
-            worst,
+            f"posenc's table({name!r}) matches the formula of {convention.title}",
+            errors,
             tol=TOLERANCE[name],
             scope=f"{'widths' if len(widths) > 1 else 'width'} {', '.join(map(str, widths))}, "
             f"positions {convention.start}.."
-            f"{convention.start + 47}; {PRECISION.get(name, 'float32 throughout')}",
+            f"{convention.start + 47}, every entry; {PRECISION.get(name, 'float32 throughout')}",
         )
 
-    # Step 9. Exact facts of the precision path: Marian's table is XLM's with
-    # its columns permuted, bit for bit (both round the same float64 numbers);
-    # fairseq and Whisper compute the same float32 operations and differ only
-    # in fairseq's zero padding row; odd tensor2tensor widths end in zeros.
+    # Step 9. Exact facts of posenc's tables: its Marian table is its XLM table
+    # with the columns permuted, bit for bit (both round the same float64
+    # numbers); its fairseq and Whisper tables come from the same float32
+    # operations and differ only in fairseq's zero padding row; odd
+    # tensor2tensor and fairseq widths end in zeros.
     mismatches = 0
     for width in (1, 2, 3, 8, 9, 64):
         xlm = conventions.table("xlm", 40, width)  # (40, width)
@@ -302,7 +370,7 @@ def checks(rec: Recorder) -> None:
             np.count_nonzero(marian.view(np.uint32) != xlm[:, _sigma_list(width)].view(np.uint32))
         )
     rec.exact(
-        "Marian's table is XLM's with columns permuted by sigma, bit for bit",
+        "posenc: the Marian table is the XLM table with columns permuted by sigma, bit for bit",
         mismatches,
         0,
         scope="widths 1, 2, 3, 8, 9, 64; positions 0..39 (count of differing float32 entries)",
@@ -310,7 +378,7 @@ def checks(rec: Recorder) -> None:
     fairseq = conventions.table("fairseq", 40, 64, start=0)  # (40, 64), rows = positions 0..39
     whisper = conventions.table("whisper", 40, 64)
     rec.exact(
-        "fairseq's table is Whisper's except its padding row, which is zero",
+        "posenc: the fairseq table is the Whisper table except its padding row, which is zero",
         int(
             np.count_nonzero(
                 np.delete(fairseq, 1, 0).view(np.uint32)
@@ -322,12 +390,149 @@ def checks(rec: Recorder) -> None:
         scope="width 64, positions 0..39, padding_idx 1 (count of differing entries)",
     )
     rec.exact(
-        "tensor2tensor and fairseq give an odd width a zero last column",
+        "posenc: tensor2tensor and fairseq give an odd width a zero last column",
         int(np.count_nonzero(conventions.table("tensor2tensor", 40, 9)[:, 8]))
         + int(np.count_nonzero(conventions.table("fairseq", 40, 9)[:, 8])),
         0,
         scope="width 9, 40 positions each (count of nonzero entries)",
     )
+
+    # Step 10. What posenc refuses, where the library's code cannot compute: an
+    # odd width for the paper's formula, the tutorial and Whisper; widths 2
+    # and 3 for fairseq (h - 1 = 0). Every other convention computes every
+    # width from 1 (or 2, or 4) to 9. The count is of (convention, width)
+    # pairs where posenc's behaviour differs from that list.
+    refused = {
+        "paper": {1, 3, 5, 7, 9},
+        "pytorch-tutorial": {1, 3, 5, 7, 9},
+        "whisper": {1, 2, 3, 5, 7, 9},
+        "fairseq": {1, 2, 3},
+    }
+    wrong = 0
+    for name in conventions.CONVENTIONS:
+        for width in range(1, 10):
+            try:
+                conventions.table(name, 3, width)
+                raised = False
+            except ValueError:
+                raised = True
+            wrong += int(raised != (width in refused.get(name, set())))
+    rec.exact(
+        "posenc refuses exactly the widths its conventions record as failing: odd for the "
+        "paper, the tutorial and Whisper, 2 for Whisper, 1 to 3 for fairseq",
+        wrong,
+        0,
+        scope="the 8 conventions, widths 1..9 (count of widths refused or computed wrongly)",
+    )
+
+    # Step 11. The numbers of the page. The figure (posenc.figures.conventions)
+    # draws the wavelengths 2 pi / speed of the four pairs at width 8 from
+    # posenc.conventions.columns, for the paper's exponent and the (h-1) one;
+    # each is compared with its closed form, 2 pi 10000^(2i/8) and
+    # 2 pi 10000^(i/3), at 30 digits.
+    width, base_value = INPUTS["figure_width"], sp.Integer(INPUTS["base"])
+    half = width // 2
+    rungs = {}
+    ladder_errors = []
+    for name, exponent in (
+        ("paper", sp.Rational(2, width)),
+        ("whisper", sp.Rational(1, half - 1)),
+    ):
+        kinds, rates = conventions.columns(name, width)
+        drawn = 2 * np.pi / rates[np.array(kinds) == "sin"]  # (h,) float64
+        exact = [2 * sp.pi * base_value ** (exponent * step) for step in range(half)]
+        rungs[name] = [float(sp.N(value, 30)) for value in exact]
+        ladder_errors += [
+            float(sp.N(got / value - 1, 30)) for got, value in zip(drawn, exact, strict=True)
+        ]
+    ladders = rec.numeric(
+        "the figure's two ladders at width 8 are 2 pi 10000^(2i/8) and 2 pi 10000^(i/3)",
+        ladder_errors,
+        tol=1e-15,
+        scope="d = 8, base 10000, the four pairs of each ladder; posenc.conventions.columns "
+        "against SymPy at 30 digits, relative error",
+    )
+    # The last rung of the (h-1) ladder is 2 pi 10000, stated below as two_pi_base.
+    for name, label in (("paper", "paper"), ("whisper", "stretched")):
+        for step, value in enumerate(rungs[name][:-1] if name == "whisper" else rungs[name]):
+            show = Show(decimals=2) if value < 100 else Show(decimals=0)  # as the figure labels
+            rec.quantity(f"fig_{label}_{step}", value, show=show, by=ladders)
+    rec.exact(
+        "at width 8 the paper's ladder climbs by 10000^(2/8) = 10 per pair",
+        base_value ** sp.Rational(2, width),
+        10,
+        scope="d = 8, base 10000, exact",
+        quantity="paper_step_d8",
+        show=Show(),
+    )
+    with mpmath.workdps(30):
+        cube_root = mpmath.cbrt(INPUTS["base"])  # 10000^(1/3)
+        two_pi_base = 2 * mpmath.pi * INPUTS["base"]
+        paper_top_d6 = 2 * mpmath.pi * mpmath.power(INPUTS["base"], mpmath.mpf(4) / 6)
+    kinds, rates = conventions.columns("whisper", width)
+    steps = rates[: half - 1] / rates[1:half]  # (h - 1,): ratio of neighbouring wavelengths
+    climb = rec.numeric(
+        "at width 8 the (h-1) ladder climbs by 10000^(1/3) per pair",
+        [float(mpmath.mpf(float(v)) / cube_root - 1) for v in steps],
+        tol=1e-15,
+        scope="d = 8, base 10000, the three steps; posenc.conventions.columns against mpmath, "
+        "relative error",
+    )
+    rec.quantity("stretched_step_d8", float(cube_root), show=Show(sig=3), by=climb)
+
+    # The page's "Check yourself", at width 6: the (h-1) ladder ends at
+    # 2 pi 10000, the paper's at 2 pi 10000^(4/6), a factor 10000^(1/3) apart.
+    # The library's slowest wavelengths are compared with those values.
+    _, paper6 = conventions.columns("paper", 6)
+    _, stretched6 = conventions.columns("whisper", 6)
+    top_paper, top_stretched = 2 * np.pi / paper6[-1], 2 * np.pi / stretched6[-1]
+    tops = rec.numeric(
+        "width 6: slowest wavelengths 2 pi 10000 ((h-1) exponent) and 2 pi 10000^(4/6) "
+        "(the paper's), a factor 10000^(1/3) apart",
+        [
+            float(mpmath.mpf(top_stretched) / two_pi_base - 1),
+            float(mpmath.mpf(top_paper) / paper_top_d6 - 1),
+            float(mpmath.mpf(top_stretched / top_paper) / cube_root - 1),
+        ],
+        tol=1e-15,
+        scope="d = 6, base 10000; posenc.conventions.columns against mpmath at 30 digits, "
+        "relative error",
+    )
+    rec.quantity("two_pi_base", float(two_pi_base), show=Show(decimals=0), by=tops)
+    rec.quantity("paper_top_d6", float(paper_top_d6), show=Show(decimals=0), by=tops)
+    rec.quantity("short_factor_d6", float(cube_root), show=Show(sig=3), by=tops)
+
+    # The first misreading's example, at width 4 and position 1: tensor2tensor's
+    # row is (sin 1, sin(1/10000), cos 1, cos(1/10000)), the paper's
+    # (sin 1, cos 1, sin(1/100), cos(1/100)). posenc's float32 and float64
+    # rows are compared with those values; the paper's second pair turns at
+    # 10000^(-2/4) = 1/100.
+    rec.exact(
+        "at width 4 the paper's second pair has timescale 10000^(2/4) = 100",
+        base_value ** sp.Rational(2, 4),
+        100,
+        scope="d = 4, i = 1, base 10000, exact",
+        quantity="paper_timescale_1_d4",
+        show=Show(),
+    )
+    with mpmath.workdps(30):
+        t2t_row = [mpmath.sin(1), mpmath.sin(mpmath.mpf(1) / 10000), mpmath.cos(1)]
+        t2t_row.append(mpmath.cos(mpmath.mpf(1) / 10000))
+        paper_row = [mpmath.sin(1), mpmath.cos(1), mpmath.sin(mpmath.mpf(1) / 100)]
+        paper_row.append(mpmath.cos(mpmath.mpf(1) / 100))
+        rows = [
+            float(mpmath.mpf(float(v)) - e)
+            for table, row in (("tensor2tensor", t2t_row), ("paper", paper_row))
+            for v, e in zip(conventions.table(table, 2, 4)[1], row, strict=True)
+        ]
+    example = rec.numeric(
+        "position 1, width 4: tensor2tensor's row and the paper's, entry by entry",
+        rows,
+        tol=2.0**-24,
+        scope="posenc.conventions.table rows (float32 and float64) against mpmath at 30 digits",
+    )
+    rec.quantity("t2t_second_entry", float(t2t_row[1]), show=Show(sig=1), by=example)
+    rec.quantity("cos_one", float(paper_row[1]), show=Show(sig=4), by=example)
 
 
 def _entry(kind: str, angle: mpmath.mpf) -> mpmath.mpf:
@@ -336,13 +541,24 @@ def _entry(kind: str, angle: mpmath.mpf) -> mpmath.mpf:
 
 
 def _ported(width: int) -> sp.Matrix:
-    """(e + P p) - P (P^T e + p) for a symbolic embedding e and the code p at pos."""
+    """(e + P p) - P (P^T e + p) for a symbolic embedding e and the code p at pos.
+
+    Every product with P is written out unevaluated, so the kit carries it out.
+    """
     e = sp.Matrix(sp.symbols(f"e0:{width}", real=True))
     p, perm = interleaved(pos, width), permutation_matrix(width)
-    return (e + perm * p) - perm * (perm.T * e + p)
+    inner = sp.Matrix(width, 1, lambda r, _: sp.Add(product(perm.T, e)[r], p[r], evaluate=False))
+    left = sp.Matrix(width, 1, lambda r, _: sp.Add(e[r], product(perm, p)[r], evaluate=False))
+    return minus(left, product(perm, inner))
 
 
 # -- misreadings -------------------------------------------------------------------
+
+# The first two witnesses are rows of sines and cosines evaluated at 50 digits;
+# were the claims true, the rows would agree in every digit. A tenth of the
+# unit circle's radius is far above that and below the differences found.
+MARGIN = sp.Rational(1, 10)
+BY = "a tenth of the unit circle's radius"
 
 
 def _concatenated_example_is_the_paper(wit: Witness) -> None:
@@ -361,7 +577,13 @@ def _concatenated_example_is_the_paper(wit: Witness) -> None:
             for kind, r in library_formula("paper", 4)
         ]
     )
-    wit.differs(substitute(example, {pos: 1}), substitute(paper, {pos: 1}), at="d = 4, pos = 1")
+    wit.differs(
+        substitute(example, {pos: 1}),
+        substitute(paper, {pos: 1}),
+        at="d = 4, pos = 1",
+        margin=MARGIN,
+        by=BY,
+    )
 
 
 def _checkpoints_transfer(wit: Witness) -> None:
@@ -373,6 +595,8 @@ def _checkpoints_transfer(wit: Witness) -> None:
         substitute(e + interleaved(pos, 4), point),
         substitute(e + concatenated(pos, 4), point),
         at="d = 4, pos = 1, paper frequencies, embedding e = (1/2, -1/4, 1/8, 1)",
+        margin=MARGIN,
+        by=BY,
     )
 
 
@@ -382,7 +606,13 @@ def _same_frequencies(wit: Witness) -> None:
     # column 1) at 10000^(-1/(h-1)) = 1/10000.
     _, stretched = library_formula("tensor2tensor", 4)[1]
     _, paper = library_formula("paper", 4)[2]
-    wit.differs(stretched, paper, at="d = 4, pair 1: 10000^(-1/(h-1)) vs 10000^(-2/d)")
+    wit.differs(
+        stretched,
+        paper,
+        at="d = 4, pair 1: 10000^(-1/(h-1)) vs 10000^(-2/d)",
+        margin=0,
+        by="exact rationals, against a claim of equal frequencies",
+    )
 
 
 MISREADINGS = [
@@ -391,19 +621,20 @@ MISREADINGS = [
         "paper's encoding",
         _concatenated_example_is_the_paper,
         why="It is tensor2tensor's table: sines first, and the (h-1) exponent; the paper "
-        "interleaves and its second pair turns at 1/100.",
+        "interleaves and its second pair turns at 1/{{ paper_timescale_1_d4 }}.",
     ),
     Misreading(
         "Dot products between codes agree, so a checkpoint trained with one layout works "
         "with the other",
         _checkpoints_transfer,
         why="The code is added to learned embeddings, and each coordinate meets its own "
-        "weights; tensor2tensor kept its layout because changing it broke trained models.",
+        "weights; tensor2tensor went back to its own layout because the change broke "
+        "the models already trained with it.",
     ),
     Misreading(
         "The libraries all use the paper's frequencies and differ only in column order",
         _same_frequencies,
         why="The (h-1) exponent changes every speed but the first; at d = 4 it moves the "
-        "second wavelength from 2π·100 to 2π·10000.",
+        "second wavelength from 2π·{{ paper_timescale_1_d4 }} to 2π·10000.",
     ),
 ]

@@ -18,6 +18,15 @@ from matplotlib.patches import Rectangle
 from posenc.figures import toy
 from posenc.figures.toy import fig_dog_bites_man
 from proofs import p04_dog_bites_man as proof
+from proofs import runner
+
+
+@pytest.fixture(scope="module")
+def proven() -> dict:
+    """The distances Proposition 4's proof computed in its run, as the page shows them."""
+    [result] = runner.run([4])
+    return {q["name"]: q for q in result.quantities}
+
 
 FIRST, SECOND = ("dog", "bites", "man"), ("man", "bites", "dog")
 
@@ -102,11 +111,11 @@ def test_without_the_code_each_word_keeps_its_output():
     assert not np.allclose(out1, out2)  # equivariant, not invariant: the rows moved
 
 
-def test_with_the_code_the_bars_are_the_proven_distances():
+def test_with_the_code_the_bars_are_the_proven_distances(proven):
     fig = fig_dog_bites_man()
     for w in FIRST:
         width = _bar(fig, f"distance-code-{w}")
-        assert f"{width:.6g}" == proof.DISTANCES[w]
+        assert f"{width:.6g}" == proven[f"distance_{w}"]["text"]
         first, second = _outputs(FIRST, True), _outputs(SECOND, True)
         by_hand = math.dist(first[FIRST.index(w)], second[SECOND.index(w)])
         assert width == pytest.approx(by_hand, abs=1e-13)

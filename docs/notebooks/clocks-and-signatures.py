@@ -102,15 +102,28 @@ ax.legend(frameon=False)
 SVG(to_svg(fig, title="Distance between codes k apart, by third of the pairs"))
 
 # %% [markdown]
-# The fast third saturates at once: it already separates neighbours, and keeps
-# oscillating around its average beyond that. The slow third hardly moves until
-# offsets in the thousands; it is what separates distant regions. Read
-# together, no two positions share a code (Proposition 7's subject).
+# Once a pair has turned far enough, it adds $2$ to the squared distance on
+# average, so each third settles around the square root of twice its number of
+# pairs (Proposition 7). The cell below prints, for each third, the first
+# offset of the plot at which its distance passes half of that level.
+
+# %%
+for name, pairs in zip(("fast", "middle", "slow"), thirds, strict=True):
+    half = np.sqrt(2 * len(pairs)) / 2  # half of the level sqrt(2 * number of pairs)
+    reached = offsets[np.sqrt(per_pair[:, pairs].sum(axis=1)) > half][0]
+    span = f"pairs {pairs[0]}-{pairs[-1]}"
+    print(f"{name} third, {span}: first above {half:.2f} at offset {reached:,}")
+
+# %% [markdown]
+# The fast third gets there at once: it separates neighbours, and beyond that
+# it only oscillates around its level. The slow third gets there last; it is
+# what separates distant regions. Read together, no two positions share a code
+# (Proposition 7's subject).
 #
 # ## The nearest pair of positions
 #
-# Among the first $L$ positions, which two codes are closest? For a width-128
-# code and $L = 2000$:
+# Among the positions $0, \dots, n - 1$ of a sequence of $n$ tokens, which two
+# codes are closest? For a width-128 code and $n = 2000$:
 
 # %%
 codes = posenc.sinusoidal(2000, 128)  # (2000, 128)

@@ -129,7 +129,10 @@ def fig_library_conventions(length: int = 24, width: int = 8) -> Figure:
         )
         for i, value in zip(pairs, rungs, strict=True):
             ladder.annotate(
-                f"{value:,.0f}" if value >= 100 else f"{value:.2f}",
+                # Grouped from five digits on (62,832 but 6283), as the pages show numbers.
+                (f"{value:,.0f}" if value >= 10_000 else f"{value:.0f}")
+                if value >= 100
+                else f"{value:.2f}",
                 (i, value),
                 xytext=(6, -12 if name == "paper" else 5),
                 textcoords="offset points",

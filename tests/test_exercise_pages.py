@@ -1,0 +1,579 @@
+"""The worked answers typed on the exercise pages, against computations written here.
+
+The exercise pages (``docs/exercises/``) are not linted by ``hooks.bind``: they state
+tasks, and their data are inputs. Their worked answers are claims all the same, and
+this file checks them. Every value is recomputed here from the formulas, with mpmath
+at 50 digits (the sinusoidal code, the shift matrix, attention with the identity as
+its weights), never with posenc. A number is right when it reads exactly as the true
+value rounded to the precision the page shows: ``0.2250`` must be the true value
+rounded to four decimals, ``0.99995`` to five.
+
+Three sweeps cover a page:
+
+* every decimal in its text (outside Python code and included files) is matched, in
+  page order, with the value it stands for, so a page that gains, loses or changes a
+  decimal fails, naming the page, the line and the quantity;
+* tables, matrices and vectors are read whole, integers included;
+* a few sentences that state an integer or an order of magnitude are read one by one.
+
+``test_a_changed_digit_fails`` then changes every digit of every number these checks
+read, one at a time, and requires each change to be caught. The checker's own reports
+(the ``text`` blocks) are compared word for word with the real checker by
+``tests/test_exercises.py``; here their numbers are recomputed as well.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from decimal import ROUND_HALF_EVEN, Decimal
+from fractions import Fraction
+from pathlib import Path
+
+import mpmath as mp
+import numpy as np
+import pytest
+
+from posenc.exercises import TOLERANCE, exercise
+
+ROOT = Path(__file__).resolve().parent.parent
+EXERCISES = ROOT / "docs" / "exercises"
+DIGITS = 50  # working precision of every value below
+BASE = 10000
+
+# -- the mathematics, written out independently of posenc ----------------------------
+
+
+def mpf(value) -> mp.mpf:
+    if isinstance(value, Fraction):
+        return mp.mpf(value.numerator) / value.denominator
+    return mp.mpf(value)
+
+
+def speed(i: int, width: int, base: int = BASE) -> mp.mpf:
+    """omega_i = base^(-2i/d)."""
+    return mp.power(base, -mp.mpf(2 * i) / width)
+
+
+def code(pos: int, width: int) -> list[mp.mpf]:
+    """PE(pos): (sin, cos) of pos * omega_i for each pair i, interleaved."""
+    row = []
+    for i in range(width // 2):
+        row += [mp.sin(pos * speed(i, width)), mp.cos(pos * speed(i, width))]
+    return row
+
+
+def table(length: int, width: int) -> list[list[mp.mpf]]:
+    return [code(pos, width) for pos in range(length)]
+
+
+def shift(k: int, width: int, *, sign: int = 1) -> list[list[mp.mpf]]:
+    """M_k: block i is [[cos a, s sin a], [-s sin a, cos a]] with a = k omega_i.
+
+    ``sign=-1`` is the textbook rotation block, the mistake E2 warns about.
+    """
+    m = [[mp.mpf(0)] * width for _ in range(width)]
+    for i in range(width // 2):
+        a = k * speed(i, width)
+        r = 2 * i
+        m[r][r], m[r][r + 1] = mp.cos(a), sign * mp.sin(a)
+        m[r + 1][r], m[r + 1][r + 1] = -sign * mp.sin(a), mp.cos(a)
+    return m
+
+
+def matvec(m, v):
+    return [mp.fsum(a * b for a, b in zip(row, v, strict=True)) for row in m]
+
+
+def vecmat(v, m):
+    return [mp.fsum(v[r] * m[r][c] for r in range(len(v))) for c in range(len(m[0]))]
+
+
+def attention(x):
+    """softmax(X X^T / sqrt(d)) X: each word its own query, key and value."""
+    scale = mp.sqrt(len(x[0]))
+    out = []
+    for query in x:
+        scores = [mp.fsum(a * b for a, b in zip(query, key, strict=True)) / scale for key in x]
+        weights = [mp.exp(s) for s in scores]
+        total = mp.fsum(weights)
+        out.append(
+            [
+                mp.fsum(w * key[c] for w, key in zip(weights, x, strict=True)) / total
+                for c in range(len(query))
+            ]
+        )
+    return out
+
+
+def plus(x, y):
+    return [[a + b for a, b in zip(r, s, strict=True)] for r, s in zip(x, y, strict=True)]
+
+
+def largest(x, y):
+    return max(abs(a - b) for r, s in zip(x, y, strict=True) for a, b in zip(r, s, strict=True))
+
+
+#: E3's words, as the task gives them (data, not answers).
+WORDS = {
+    "dog": [1, 0, Fraction(1, 2), 0],
+    "bites": [0, 1, 0, Fraction(1, 2)],
+    "man": [Fraction(1, 2), 0, 0, 1],
+}
+SENTENCE = ["dog", "bites", "man"]
+
+
+@functools.cache
+def e3_outputs(order: tuple[int, ...]):
+    """Each word's output in both sentences, without and with the code, and the gaps."""
+    with mp.workdps(DIGITS):
+        x = [[mpf(v) for v in WORDS[w]] for w in SENTENCE]
+        moved = [x[o] for o in order]
+        pe = table(len(x), len(x[0]))
+        result = {}
+        for name, first, second in (
+            ("plain", attention(x), attention(moved)),
+            ("coded", attention(plus(x, pe)), attention(plus(moved, pe))),
+        ):
+            words = SENTENCE
+            result[name] = {
+                w: (first[words.index(w)], second[order.index(words.index(w))]) for w in words
+            }
+            result[name + " gap"] = largest(second, [first[o] for o in order])
+        return result
+
+
+def float32_table(length: int, width: int) -> np.ndarray:
+    """E1's formula with every step in float32, as a PyTorch table is computed."""
+    pos = np.arange(length, dtype=np.float32)[:, None]  # (L, 1)
+    i = np.arange(width // 2, dtype=np.float32)  # (d/2,)
+    angle = pos / np.float32(BASE) ** (np.float32(2) * i / np.float32(width))  # (L, d/2)
+    out = np.empty((length, width), dtype=np.float32)  # (L, d)
+    out[:, 0::2], out[:, 1::2] = np.sin(angle), np.cos(angle)
+    return out
+
+
+# -- how a page shows a number --------------------------------------------------------
+
+DECIMAL = re.compile(r"(?<![\w.])[-−]?\d+\.\d+(?:e[-+]?\d+)?")
+NUMBER = re.compile(r"[-−]?\d+(?:\.\d+)?")
+
+
+def as_shown(value, shown: str) -> str:
+    """``value`` rounded to the decimals ``shown`` has, written the same way."""
+    places = len(shown.partition(".")[2])
+    with mp.workdps(DIGITS):
+        exact = (
+            Decimal(str(value))
+            if isinstance(value, int)
+            else Decimal(mp.nstr(mpf(value), DIGITS, strip_zeros=False))
+        )
+    text = str(exact.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_EVEN))
+    return "0" + text[2:] if text.startswith("-0") and Decimal(text) == 0 else text
+
+
+@dataclass(frozen=True)
+class Order:
+    """A value given only as an order of magnitude: it lies in [10^e, 10^(e+1))."""
+
+    value: float
+
+
+@dataclass(frozen=True)
+class Noise:
+    """A floating-point rounding of an exact zero: shown as it came out, below ``limit``."""
+
+    limit: float = 1e-14
+
+
+@dataclass
+class Page:
+    """One exercise page, with its code blanked out, and what the checks found."""
+
+    name: str
+    text: str
+    problems: list[str] = field(default_factory=list)
+    spans: list[tuple[int, int]] = field(default_factory=list)  # digits a check read
+
+    @classmethod
+    def read(cls, name: str, text: str | None = None) -> Page:
+        raw = (EXERCISES / name).read_text(encoding="utf-8") if text is None else text
+        return cls(name, blank_code(raw))
+
+    def line(self, offset: int) -> int:
+        return self.text.count("\n", 0, offset) + 1
+
+    def expect(self, span: tuple[int, int], value, what: str) -> None:
+        shown = self.text[span[0] : span[1]].replace("−", "-")
+        where = f"{self.name}:{self.line(span[0])}: {what}"
+        if isinstance(value, Noise):
+            if not abs(float(shown)) < value.limit:
+                self.problems.append(
+                    f"{where}: {shown} is not rounding noise below {value.limit:g}"
+                )
+            return  # its digits are the checker's own rounding, not a worked answer
+        self.spans.append(span)
+        if isinstance(value, Order):
+            exponent = int(shown)
+            if not 10.0**exponent <= value.value < 10.0 ** (exponent + 1):
+                self.problems.append(
+                    f"{where}: the value {value.value:.3g} is not of the order 10^{exponent}"
+                )
+            return
+        right = as_shown(value, shown)
+        if shown != right:
+            self.problems.append(f"{where}: the page shows {shown}, the value is {right}")
+
+
+def blank_code(text: str) -> str:
+    """Python fences and included files blanked out, every offset kept."""
+    out, fenced = [], False
+    for line in text.splitlines(keepends=True):
+        stripped = line.strip()
+        fence = stripped.startswith("```") and (fenced or stripped.startswith("```python"))
+        if fence:
+            fenced = not fenced
+        blank = fence or fenced or "--8<--" in line
+        out.append(re.sub(r"[^\n]", " ", line) if blank else line)
+    return "".join(out)
+
+
+def sweep(page: Page, expected: list[tuple[str, object]]) -> None:
+    """Every decimal of the page, in order, against the value it stands for."""
+    found = list(DECIMAL.finditer(page.text))
+    if len(found) != len(expected):
+        page.problems.append(
+            f"{page.name}: {len(found)} decimals on the page, {len(expected)} expected: "
+            + ", ".join(f"{m.group()} (line {page.line(m.start())})" for m in found)
+        )
+    for match, (what, value) in zip(found, expected, strict=False):
+        page.expect(match.span(), value, what)
+
+
+def numbers_in(page: Page, start: int, end: int) -> Iterator[re.Match[str]]:
+    yield from NUMBER.finditer(page.text, start, end)
+
+
+def expect_all(page: Page, start: int, end: int, values, what: str) -> None:
+    """The numbers between offsets start and end are exactly ``values``, in order."""
+    found = list(numbers_in(page, start, end))
+    values = list(values)
+    if len(found) != len(values):
+        page.problems.append(
+            f"{page.name}:{page.line(start)}: {what}: {len(found)} numbers "
+            f"shown, {len(values)} expected"
+        )
+    for index, (match, value) in enumerate(zip(found, values, strict=False)):
+        page.expect(match.span(), value, f"{what}, entry {index}")
+
+
+def find(page: Page, pattern: str) -> re.Match[str]:
+    match = re.search(pattern, page.text, flags=re.S | re.M)
+    if match is None:
+        page.problems.append(f"{page.name}: the sentence /{pattern}/ is missing")
+    return match
+
+
+def flat(rows) -> list:
+    return [v for row in rows for v in row]
+
+
+# -- E1 -----------------------------------------------------------------------------
+
+
+def check_e1(page: Page) -> None:
+    w1 = speed(1, 4)  # 1/100
+    pe1, pe2 = code(1, 4), code(2, 4)
+    sweep(
+        page,
+        [
+            ("omega_1 = 10000^(-2/4)", w1),
+            ("angle of pair 1 at position 1", 1 * w1),
+            ("angle of pair 1 at position 2", 2 * w1),
+            ("speed of pair 1 in the column 2 heading", w1),
+            ("speed of pair 1 in the column 3 heading", w1),
+            *[(f"PE(1, {j})", pe1[j]) for j in range(4)],
+            *[(f"PE(2, {j})", pe2[j]) for j in range(4)],
+            ("angle of pair 1 at position 1, in the row length", w1),
+            ("angle of pair 1 at position 1, in the row length", w1),
+            ("PE(1, 0) at width 2", code(1, 2)[0]),
+            ("PE(1, 1) at width 2", code(1, 2)[1]),
+            ("the base in the checker's report", BASE),
+            ("expected PE(1, 1) = cos 1", pe1[1]),
+            (
+                "the column-index mistake's PE(1, 1): cos(1 / 10000^(2/4))",
+                mp.cos(1 / mp.power(BASE, mp.mpf(2 * 1) / 4)),
+            ),
+            ("PE(1, 0), the first entry of row 1", pe1[0]),
+        ],
+    )
+    # The worked table, cell by cell (row 0 and the position column included).
+    head = find(page, r"\| \$pos\$ \| column 0")
+    if head:
+        for pos in range(3):
+            row = re.compile(rf"^\| {pos} \|.*$", re.M).search(page.text, head.end())
+            if row is None:
+                page.problems.append(f"{page.name}: no row for position {pos}")
+                continue
+            cells = list(numbers_in(page, row.start(), row.end()))
+            page.expect(cells[0].span(), pos, "the position column")
+            for j, match in enumerate(cells[1:]):
+                page.expect(match.span(), code(pos, 4)[j], f"PE({pos}, {j})")
+    # The row length: sin^2 1 + cos^2 1 + sin^2 0.01 + cos^2 0.01 = 1 + 1 = 2 = d/2.
+    length = find(page, r"= 1 \+ 1 = (\d+)\$,\s+which is \$d/2\$")
+    if length:
+        page.expect(length.span(1), mp.fsum(v**2 for v in pe1), "the squared length of row 1")
+    # The three smaller cases.
+    for count, width, shown in re.findall(
+        r"(one|two) positions? of width (\d) (?:is|are)\s+`(\[\[.*?\]\])`", page.text
+    ):
+        start = page.text.index(shown)
+        rows = table({"one": 1, "two": 2}[count], int(width))
+        expect_all(page, start, start + len(shown), flat(rows), f"{count} rows of width {width}")
+    # The speeds of the worked example: omega_0 = 10000^(-0/4) = 1.
+    zero = find(page, r"\\omega_0 = 10000\^\{-0/4\} = (\d+)")
+    if zero:
+        page.expect(zero.span(1), speed(0, 4), "omega_0")
+    # "off by a few times 10^-8 even at position 1": the float32 table of the example.
+    f32 = find(page, r"off by a few times \$10\^\{(-\d+)\}\$ even at position 1")
+    if f32:
+        error = max(abs(float(a) - b) for a, b in zip(float32_table(3, 4)[1], pe1, strict=True))
+        page.expect(f32.span(1), Order(float(error)), "the float32 error at position 1")
+
+
+# -- E2 -----------------------------------------------------------------------------
+
+
+def check_e2(page: Page) -> None:
+    m1, m2 = shift(1, 2), shift(2, 4)
+    w1 = speed(1, 4)
+    moved = matvec(m2, code(1, 4))  # M_2 PE(1), which the page says is PE(3)
+    textbook_gap = max(  # max |R_textbook(1) PE(pos) - PE(pos + 1)| over pos = 0..7
+        abs(a - b)
+        for pos in range(8)
+        for a, b in zip(matvec(shift(1, 2, sign=-1), code(pos, 2)), code(pos + 1, 2), strict=True)
+    )
+    sweep(
+        page,
+        [
+            *[(f"M_1 at width 2, entry {e}", v) for e, v in enumerate(flat(m1))],
+            *[(f"M_1 PE(0), entry {e}", v) for e, v in enumerate(matvec(m1, code(0, 2)))],
+            ("cos 3", mp.cos(3)),
+            ("sin 3", mp.sin(3)),
+            ("omega_1 at width 4", w1),
+            ("angle of pair 1 for k = 2", 2 * w1),
+            *[(f"M_2 at width 4, entry {e}", v) for e, v in enumerate(flat(m2)) if v != 0],
+            *[(f"PE(1), entry {j}", v) for j, v in enumerate(code(1, 4))],
+            *[(f"M_2 PE(1), entry {j}", v) for j, v in enumerate(moved)],
+            ("angle of pair 1 at position 3", 3 * w1),
+            ("the base in the checker's report", BASE),
+            ("expected M_1[0, 1] = sin 1", m1[0][1]),
+            ("the textbook block's M_1[0, 1] = -sin 1", shift(1, 2, sign=-1)[0][1]),
+            ("how far the textbook M_1 misses PE(pos + 1), pos = 0..7", textbook_gap),
+            *[(f"PE(1) M_2, entry {j}", v) for j, v in enumerate(vecmat(code(1, 4), m2))],
+        ],
+    )
+    # The matrices written out, zeros included: M_1 at width 2, M_2 at width 4.
+    numeric = [
+        m
+        for m in re.finditer(r"\\begin\{pmatrix\}(.*?)\\end\{pmatrix\}", page.text, re.S)
+        if not re.search(r"[a-z]", m.group(1))
+    ]
+    if len(numeric) != 2:
+        page.problems.append(f"{page.name}: {len(numeric)} numeric matrices, 2 expected")
+    for match, (name, m) in zip(numeric, (("M_1", m1), ("M_2", m2)), strict=False):
+        expect_all(page, match.start(1), match.end(1), flat(m), name)
+    # Every vector written as PE(pos) = (...), and what M_k turns it into.
+    for match in re.finditer(r"\\mathrm\{PE\}\((-?\d+)\) = \(([^)]*)\)", page.text):
+        pos, width = int(match.group(1)), match.group(2).count(",") + 1
+        page.expect(match.span(1), pos, "a position")  # read, so that a changed digit shows
+        expect_all(page, match.start(2), match.end(2), code(pos, width), f"PE({pos})")
+    for pattern, value, what in (
+        (r"to \$\(([^)]*)\)\$, which is\s+\$\\mathrm\{PE\}\(1\)\$", code(1, 2), "M_1 PE(0)"),
+        (
+            r"and you\s+get \$\(([^)]*)\)\$\. That is \$\\mathrm\{PE\}\(3\)\$",
+            code(3, 4),
+            "M_2 PE(1), which is PE(3)",
+        ),
+    ):
+        match = find(page, pattern)
+        if match:
+            expect_all(page, match.start(1), match.end(1), value, what)
+    if moved and largest([moved], [code(3, 4)]) > mp.mpf(10) ** (-40):
+        page.problems.append(f"{page.name}: M_2 PE(1) is not PE(3)")
+    # "prints the largest error, about 10^-16": what the solution file really prints.
+    about = find(page, r"prints the largest error, about \$10\^\{(-\d+)\}\$")
+    if about:
+        page.expect(about.span(1), Order(e2_solution_prints()), "what the E2 solution prints")
+
+
+@functools.cache
+def e2_solution_prints() -> float:
+    script = ROOT / "exercises" / "solutions" / "e2_shift_matrix.py"
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    return float(done.stdout.strip())
+
+
+# -- E3 -----------------------------------------------------------------------------
+
+
+def check_e3(page: Page) -> None:
+    swap, turn = e3_outputs((2, 1, 0)), e3_outputs((1, 2, 0))
+
+    def outputs(kind: str):
+        for word in SENTENCE:
+            for sentence in (0, 1):
+                for c, v in enumerate(swap[kind][word][sentence]):
+                    yield (f"{kind} output of {word} in sentence {sentence + 1}, entry {c}", v)
+
+    halves = [
+        (f"{w}, entry {c}", mpf(v))
+        for w in SENTENCE
+        for c, v in enumerate(WORDS[w])
+        if mpf(v) != int(mpf(v))
+    ]
+    sweep(
+        page,
+        [
+            *halves,
+            *outputs("plain"),
+            *outputs("coded"),
+            (
+                "largest difference with the code, dog bites man against man bites dog",
+                swap["coded gap"],
+            ),
+            ("largest difference with the code, order [1, 2, 0]", turn["coded gap"]),
+            ("the checker's expected second number", swap["coded gap"]),
+            ("the mistaken solution's second number (an exact 0, rounded)", Noise()),
+        ],
+    )
+    # The word table, and the two output tables, entry by entry.
+    for word in SENTENCE:
+        match = find(page, rf"^\| {word} \| \$\(([^)]*)\)\$ \|$")
+        if match:
+            expect_all(page, match.start(1), match.end(1), WORDS[word], f"the vector of {word}")
+    for heading, kind in (("**Without the code.**", "plain"), ("**With the code.**", "coded")):
+        start = page.text.find(heading)
+        for word in SENTENCE:
+            row = re.compile(rf"^\| {word} \| \$\(([^)]*)\)\$ \| \$\(([^)]*)\)\$ \|$", re.M)
+            match = row.search(page.text, start)
+            if start < 0 or match is None:
+                page.problems.append(f"{page.name}: no {kind} row for {word}")
+                continue
+            for group in (1, 2):
+                expect_all(
+                    page,
+                    match.start(group),
+                    match.end(group),
+                    swap[kind][word][group - 1],
+                    f"{kind} output of {word}",
+                )
+    # Sentences that state an integer, or where the difference lies.
+    zero = find(page, r"the largest difference is \$(\d+)\$\.")
+    if zero:
+        page.expect(zero.span(1), swap["plain gap"], "largest difference without the code")
+    pair = find(page, r"the two numbers are \$(\d+)\$ and")
+    if pair:
+        page.expect(pair.span(1), turn["plain gap"], "order [1, 2, 0] without the code")
+    where = find(page, r"in the (\w+) entry for \"(\w+)\"")
+    if where:
+        gaps = {
+            (w, c): abs(a - b)
+            for w in SENTENCE
+            for c, (a, b) in enumerate(zip(*swap["coded"][w], strict=True))
+        }
+        word, entry = max(gaps, key=gaps.get)
+        ordinal = ["first", "second", "third", "fourth"][entry]
+        if (where.group(1), where.group(2)) != (ordinal, word):
+            page.problems.append(
+                f"{page.name}:{page.line(where.start())}: the largest "
+                f"difference is in the {ordinal} entry for {word!r}"
+            )
+    scale = find(
+        page, r"so \$d_k = (\d)\$\s+and the scores are dot products divided\s+by \$(\d)\$"
+    )
+    if scale:
+        page.expect(scale.span(1), len(WORDS["dog"]), "d_k")
+        page.expect(scale.span(2), mp.sqrt(len(WORDS["dog"])), "sqrt(d_k)")
+
+
+CHECKS: dict[str, Callable[[Page], None]] = {
+    "e1-sinusoidal-table.md": check_e1,
+    "e2-shift-matrix.md": check_e2,
+    "e3-order-blindness.md": check_e3,
+}
+
+
+def checked(name: str, text: str | None = None) -> Page:
+    page = Page.read(name, text)
+    with mp.workdps(DIGITS):
+        CHECKS[name](page)
+    return page
+
+
+# -- the tests ----------------------------------------------------------------------
+
+
+def test_every_exercise_page_is_checked():
+    pages = {p.name for p in EXERCISES.glob("e*.md")}
+    assert pages == set(CHECKS)
+
+
+@pytest.mark.parametrize("name", list(CHECKS))
+def test_the_worked_answers_are_the_true_values(name):
+    page = checked(name)
+    problems, spans = page.problems, page.spans
+    assert not problems, "\n".join(problems)
+    assert spans, "nothing was checked"
+
+
+@pytest.mark.parametrize("name", list(CHECKS))
+def test_a_changed_digit_fails(name):
+    """Change each digit of each checked number by one: every change must be caught."""
+    page = checked(name)
+    raw = (EXERCISES / name).read_text(encoding="utf-8")
+    assert len(page.text) == len(raw)  # offsets in the blanked text are offsets in raw
+    digits = sorted(
+        {i for start, end in page.spans for i in range(start, end) if raw[i].isdigit()}
+    )
+    assert digits
+    missed = []
+    for i in digits:
+        changed = raw[:i] + str((int(raw[i]) + 1) % 10) + raw[i + 1 :]
+        if not checked(name, changed).problems:
+            missed.append(f"line {page.line(i)}: {raw[max(0, i - 12) : i + 12]!r}")
+    assert not missed, "changes not caught:\n" + "\n".join(missed)
+
+
+@pytest.mark.parametrize("name", list(CHECKS))
+def test_an_extra_decimal_fails(name):
+    raw = (EXERCISES / name).read_text(encoding="utf-8")
+    assert checked(name, raw + "\nAbout 0.5 more.\n").problems
+
+
+def test_the_pages_describe_the_checker_they_send_you_to():
+    """Tolerance and case counts are the checker's: it is their only source."""
+    assert TOLERANCE == 1e-9
+    for name, key, worked, unseen in (
+        ("e1-sinusoidal-table.md", "E1", "four", "six"),
+        ("e2-shift-matrix.md", "E2", "four", "five"),
+        ("e3-order-blindness.md", "E3", "two", "three"),
+    ):
+        text = " ".join((EXERCISES / name).read_text(encoding="utf-8").split())
+        assert "within $10^{-9}$ of the exact value" in text
+        cases = exercise(key).cases()
+        words = ["zero", "one", "two", "three", "four", "five", "six", "seven"]
+        shown = sum(1 for c in cases if c.worked), sum(1 for c in cases if not c.worked)
+        assert (words[shown[0]], words[shown[1]]) == (worked, unseen), (key, shown)
+        assert re.search(
+            rf"on the {worked} (?:cases|matrices|worked examples) above|"
+            rf"on the {worked} worked examples",
+            text,
+        ), key
+        assert f"{unseen} unseen" in text, key
