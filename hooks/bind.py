@@ -269,7 +269,7 @@ def _is_claim(match: re.Match[str], value: Fraction | None) -> bool:
     if "." in raw:
         return True
     digits = raw.replace("{,}", "").replace("\\,", "").replace(",", "")
-    if len(digits) == 4 and "," not in raw and 1900 <= int(digits) <= 2039:
+    if len(digits) == 4 and "," not in raw and 1500 <= int(digits) <= 2039:
         return False  # a year
     significant = digits.lstrip("0").rstrip("0")
     if len(significant) >= 3:

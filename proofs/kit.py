@@ -600,6 +600,10 @@ def _is_matrix(value: Any) -> bool:
 
 
 def _short(value: sp.Rational) -> str:
+    bits = int(value.p).bit_length() + int(value.q).bit_length()
+    if bits > 130:  # too long to show, and str() refuses past 4300 digits
+        digits = round(bits * math.log10(2))
+        return f"{sp.N(value, 12)} (exact rational, about {digits} digits)"
     text = str(value)
     return text if len(text) <= 40 else f"{sp.N(value, 12)} (exact rational, {len(text)} chars)"
 

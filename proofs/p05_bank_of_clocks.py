@@ -7,6 +7,11 @@ number of positions for one full turn; the wavelengths form a geometric
 progression with ratio b^(2/d). Every pair lies on the unit circle, so
 |PE(pos)|^2 = d/2 at every position.
 
+The proof also computes the worked example every implementation must
+reproduce (3 positions, width 4, base 10000) at 50 digits, compares it with
+the figures the source quotes and with posenc.sinusoidal, and computes the
+wavelengths the page's figure shows.
+
 Uses: none.
 """
 
@@ -19,20 +24,38 @@ import numpy as np
 import sympy as sp
 
 import posenc
-from proofs.kit import Misreading, Recorder, Witness
+from proofs.kit import Misreading, Recorder, Show, Witness
 
 NUMBER = 5
 TITLE = "The bank of clocks"
 USES = ()
 
+#: Numbers the proposition chooses: the paper's base and the width of the
+#: question at the top of the page.
+INPUTS = {"base": 10000, "d": 512}
+
 # Symbols, declared once, with the assumptions the statement makes.
-pos = sp.Symbol("pos", real=True)
+pos, t = sp.symbols("pos t", real=True)
 b = sp.Symbol("b", positive=True)  # the base; b > 1 in the statement, b > 0 suffices below
 d = sp.Symbol("d", positive=True, even=True)
-i, n = sp.symbols("i n", integer=True, nonnegative=True)
+i, j = sp.symbols("i j", integer=True, nonnegative=True)
 
 speed = b ** (-2 * i / d)  # w_i
 wavelength = 2 * sp.pi * b ** (2 * i / d)  # lambda_i
+ratio = b ** (2 / d)  # the ratio of neighbouring wavelengths
+
+#: The worked example as the source quotes it (FACTS section 2), to 6
+#: significant digits, written out in full: "0.99995" there is 0.999950 here.
+WORKED = {  # (pos, column): the text the value must show as
+    (1, 0): "0.841471",
+    (1, 1): "0.540302",
+    (1, 2): "0.00999983",
+    (1, 3): "0.999950",
+    (2, 0): "0.909297",
+    (2, 1): "-0.416147",
+    (2, 2): "0.0199987",
+    (2, 3): "0.999800",
+}
 
 
 def pe_pair(p: sp.Expr, index: sp.Expr = i) -> tuple[sp.Expr, sp.Expr]:
@@ -41,26 +64,36 @@ def pe_pair(p: sp.Expr, index: sp.Expr = i) -> tuple[sp.Expr, sp.Expr]:
     return sp.sin(angle), sp.cos(angle)
 
 
+def pe_exact(position: int, column: int, width: int, base: int = 10000) -> mpmath.mpf:
+    """PE(position, column) at the working precision of mpmath, from the formula."""
+    angle = position / mpmath.power(base, mpmath.mpf(2 * (column // 2)) / width)
+    return mpmath.sin(angle) if column % 2 == 0 else mpmath.cos(angle)
+
+
 def checks(rec: Recorder) -> None:
-    # Step 1. The paper writes pos / b^(2i/d); that is pos times w_i.
+    # Step 1. The paper writes the angle as pos / b^(2i/d); calling its rate w_i
+    # is a definition, not a fact.
     rec.identity(
-        "the angle of pair i is pos * w_i, w_i = b^(-2i/d)",
+        "by definition, the angle of pair i is pos * w_i with w_i = b^(-2i/d)",
         pos / b ** (2 * i / d) - pos * speed,
         scope="all real pos, integers i >= 0, even d > 0, b > 0",
     )
 
-    # Step 2. The angle grows by exactly w_i per position: a hand turning at a
-    # constant rate (the derivative in pos is the same constant).
+    # Step 2. The angle grows at the constant rate w_i: its derivative in pos,
+    # taken by SymPy, does not depend on pos. A hand turning at constant speed.
     rec.identity(
-        "d(angle)/d(pos) = w_i",
-        sp.diff(pos * speed, pos) - speed,
+        "d(angle)/d(pos) = w_i, the same at every position",
+        sp.Derivative(pos * speed, pos) - speed,
         scope="all real pos, integers i >= 0, even d > 0, b > 0",
     )
 
-    # Step 3. One full turn takes lambda_i positions: the pair repeats after
-    # its wavelength, and lambda_i * w_i = 2 pi.
+    # Step 3. The wavelength is defined as the shift that adds one full turn,
+    # 2 pi / w_i. That the pair then repeats is a fact about sin and cos: shift
+    # the position by lambda_i inside the formula and compare.
     rec.identity(
-        "lambda_i * w_i = 2 pi", wavelength * speed - 2 * sp.pi, scope="b > 0, d > 0, i >= 0"
+        "by definition, lambda_i = 2 pi / w_i (one full turn of the angle)",
+        wavelength - 2 * sp.pi / speed,
+        scope="b > 0, even d > 0, integers i >= 0",
     )
     s_now, c_now = pe_pair(pos)
     s_later, c_later = pe_pair(pos + wavelength)
@@ -71,126 +104,141 @@ def checks(rec: Recorder) -> None:
     )
 
     # Step 4. Neighbouring wavelengths have the constant ratio b^(2/d), so the
-    # ladder is geometric: lambda_i = lambda_0 * (b^(2/d))^i.
+    # ladder is geometric: i steps of that ratio from lambda_0 = 2 pi give
+    # lambda_i (the product is evaluated by SymPy).
     rec.identity(
-        "lambda_(i+1) / lambda_i = b^(2/d)",
-        wavelength.subs(i, i + 1) / wavelength - b ** (2 / d),
+        "lambda_(i+1) / lambda_i = b^(2/d), the same for every i",
+        wavelength.subs(i, i + 1) / wavelength - ratio,
         scope="b > 0, even d > 0, integers i >= 0",
     )
     rec.identity(
-        "lambda_i = 2 pi (b^(2/d))^i",
-        wavelength - 2 * sp.pi * (b ** (2 / d)) ** i,
+        "lambda_i = 2 pi times i steps of the ratio: 2 pi prod_(j < i) b^(2/d)",
+        2 * sp.pi * sp.Product(ratio, (j, 0, i - 1)) - wavelength,
         scope="b > 0, even d > 0, integers i >= 0",
     )
 
     # Step 5. Each pair is a point on the unit circle, so the squared length of
-    # the code is the number of pairs, d/2, whatever the position.
+    # the code is the number of pairs, d/2, whatever the position: SymPy counts
+    # the terms of the sum over i = 0 .. d/2 - 1 for symbolic d.
     s, c = pe_pair(pos)
     rec.identity(
         "sin^2 + cos^2 = 1 on every pair", s**2 + c**2 - 1, scope="all real pos, i, d, b > 0"
     )
-    norm_squared = sp.Sum(sp.simplify(s**2 + c**2), (i, 0, d / 2 - 1)).doit()
     rec.identity(
-        "|PE(pos)|^2 = d/2",
-        norm_squared - d / 2,
-        scope="all real pos, even d > 0, b > 0 (sum over i = 0 .. d/2 - 1)",
+        "|PE(pos)|^2 = sum over the d/2 pairs of 1 = d/2 (each pair is 1 by the check above)",
+        sp.Sum(1, (i, 0, d / 2 - 1)) - d / 2,
+        scope="every even d > 0: the sum runs over i = 0 .. d/2 - 1",
+    )
+    # At d = 4 the ratio is 10000^(2/4), an exact integer: the two wavelengths of
+    # the question at the end of the page are 2 pi and 2 pi times it.
+    rec.exact(
+        "at d = 4, b = 10000: lambda_1 / lambda_0 = 10000^(2/4) = 100",
+        sp.Integer(10000) ** sp.Rational(2, 4),
+        100,
+        scope="exact integers: the square root of 10000",
+        quantity="ratio_4",
+        show=Show(),
     )
 
-    # Step 6. The d = 512, b = 10000 figures, in exact integer arithmetic:
-    # r = 10000^(2/512) is the positive root of r^256 = 10000, so a < r < c
-    # exactly when a^256 < 10000 < c^256 (powers are increasing on r > 0).
-    low, high = Fraction("1.0366325"), Fraction("1.0366335")
-    rec.exact(
-        "at d = 512 the ratio 10000^(2/512) rounds to 1.036633 (low side)",
-        low**256,
-        10000,
-        relation="<",
-        scope="exact rationals: 1.0366325^256 < 10000",
-    )
-    rec.exact(
-        "at d = 512 the ratio 10000^(2/512) rounds to 1.036633 (high side)",
-        10000,
-        high**256,
-        relation="<",
-        scope="exact rationals: 10000 < 1.0366335^256",
-    )
-    # The last rung: 10000^((d-2)/d) = 10000^(255/256) lies in (9646.6155, 9646.6165)
-    # iff low^256 < 10000^255 < high^256.
-    low, high = Fraction("9646.6155"), Fraction("9646.6165")
-    rec.exact(
-        "at d = 512 the last rung is 10000^(510/512) = 9646.616 (low side)",
-        low**256,
-        10000**255,
-        relation="<",
-        scope="exact integers and rationals",
-    )
-    rec.exact(
-        "at d = 512 the last rung is 10000^(510/512) = 9646.616 (high side)",
-        10000**255,
-        high**256,
-        relation="<",
-        scope="exact integers and rationals",
-    )
-    # 2 pi times it, with pi enclosed by rationals (Archimedes' kind of bound,
-    # here the float64 neighbours of pi, which bracket it).
-    pi_low, pi_high = Fraction(3141592653589793, 10**15), Fraction(3141592653589794, 10**15)
-    rec.exact(
-        "the longest wavelength at d = 512 is 60,611.5 positions (to 0.1)",
-        2 * pi_high * Fraction("9646.6165"),
-        Fraction("60611.55"),
-        relation="<",
-        scope="exact rationals, pi < 3.141592653589794",
-    )
-    rec.exact(
-        "... and more than 60,611.45",
-        Fraction("60611.45"),
-        2 * pi_low * Fraction("9646.6155"),
-        relation="<",
-        scope="exact rationals, pi > 3.141592653589793",
+    # Step 6. The worked example: 3 positions, width 4, base 10000. Each entry
+    # of rows 1 and 2 from the formula at 50 digits, against the figures the
+    # source quotes (6 significant digits), then posenc.sinusoidal against the
+    # same 50-digit values, row 0 included.
+    mpmath.mp.dps = 50
+    for (position, column), text in WORKED.items():
+        rec.rounds_to(
+            f"PE({position}, {column}) at width 4 shows as the source's {text}",
+            float(pe_exact(position, column, 4)),
+            text,
+            show=Show(sig=6),
+            scope="mpmath at 50 digits; 6 significant figures",
+            quantity=f"pe_{position}_{column}",
+        )
+    table = posenc.sinusoidal(3, 4)  # (3, 4)
+    small = posenc.sinusoidal(2, 2)  # (2, 2): the source's second example
+    errors = [
+        float(abs(table[p, col] - pe_exact(p, col, 4))) for p in range(3) for col in range(4)
+    ]
+    errors += [
+        float(abs(small[p, col] - pe_exact(p, col, 2))) for p in range(2) for col in range(2)
+    ]
+    rec.numeric(
+        "posenc.sinusoidal(3, 4) and (2, 2) reproduce the worked examples",
+        errors,
+        tol=2e-16,
+        scope="every entry of both tables; absolute error against mpmath at 50 digits",
     )
 
-    # Step 7. Numeric spot check of the symbolic result: mpmath at 30 digits
-    # against the closed forms, at a few widths.
+    # Step 7. Numeric spot check of steps 3 and 5 at 30 digits: the pair repeats
+    # after its wavelength, and its squared length is 1, at sampled (d, i, pos).
     mpmath.mp.dps = 30
-    worst = 0.0
+    repeats, lengths = [], []
     for width in (2, 8, 512):
         for index in range(0, width // 2, max(1, width // 16)):
             w_exact = mpmath.power(10000, mpmath.mpf(-2 * index) / width)
-            lam = 2 * mpmath.pi * mpmath.power(10000, mpmath.mpf(2 * index) / width)
-            worst = max(worst, float(abs(w_exact * lam - 2 * mpmath.pi)))
+            lam = 2 * mpmath.pi / w_exact
+            for start in (0, 1, 7, 1000, 123456):
+                now, later = start * w_exact, (start + lam) * w_exact
+                repeats.append(abs(mpmath.sin(later) - mpmath.sin(now)))
+                repeats.append(abs(mpmath.cos(later) - mpmath.cos(now)))
+                lengths.append(abs(mpmath.sin(now) ** 2 + mpmath.cos(now) ** 2 - 1))
     rec.numeric(
-        "lambda_i * w_i = 2 pi at sampled (d, i)",
-        worst,
-        tol=1e-25,
-        scope="d in {2, 8, 512}, i sampled; mpmath at 30 digits",
+        "PE(pos + lambda_i) = PE(pos) and sin^2 + cos^2 = 1 on pair i, at sampled (d, i, pos)",
+        [float(e) for e in repeats + lengths],
+        tol=1e-24,
+        scope="d in {2, 8, 512}, i sampled, pos in {0, 1, 7, 1000, 123456}; mpmath at 30 digits",
     )
 
     # Step 8. The library computes the same clocks: posenc.frequencies and
-    # posenc.wavelengths against mpmath, and the norm of posenc.sinusoidal rows.
-    worst_speed = worst_length = 0.0
-    for width in (2, 4, 64, 512):
-        exact_speeds = [mpmath.power(10000, mpmath.mpf(-2 * k) / width) for k in range(width // 2)]
+    # posenc.wavelengths against mpmath (relative errors), including the three
+    # wavelengths the figure labels (width 32, pairs 0, 2 and 6).
+    relative = []
+    for width in (2, 4, 32, 64, 512):
         got_speeds = posenc.frequencies(width)
         got_lengths = posenc.wavelengths(width)
-        for k, true in enumerate(exact_speeds):
-            worst_speed = max(worst_speed, float(abs((got_speeds[k] - true) / true)))
-            worst_length = max(
-                worst_length,
-                float(abs((got_lengths[k] - 2 * mpmath.pi / true) * true / (2 * mpmath.pi))),
-            )
-    rec.numeric(
-        "posenc.frequencies and posenc.wavelengths match b^(-2i/d), 2 pi b^(2i/d)",
-        max(worst_speed, worst_length),
+        for k in range(width // 2):
+            true = mpmath.power(10000, mpmath.mpf(-2 * k) / width)
+            relative.append(float(abs((got_speeds[k] - true) / true)))
+            relative.append(float(abs(got_lengths[k] * true / (2 * mpmath.pi) - 1)))
+    library = rec.numeric(
+        "posenc.frequencies and posenc.wavelengths match b^(-2i/d) and 2 pi b^(2i/d)",
+        relative,
         tol=4e-16,
-        scope="d in {2, 4, 64, 512}, every i; relative error against mpmath at 30 digits",
+        scope="d in {2, 4, 32, 64, 512}, every i; relative error against mpmath at 30 digits",
     )
-    table = posenc.sinusoidal(2000, 128)  # (2000, 128)
-    norms = np.einsum("pd,pd->p", table, table)  # (2000,): |PE(pos)|^2
+    for index, name, show in (
+        (0, "wavelength_pair_0", Show(sig=4)),
+        (0, "two_pi", Show(sig=3)),
+        (2, "wavelength_32_2", Show(sig=4)),
+        (6, "wavelength_32_6", Show(sig=4)),
+    ):
+        value = 2 * mpmath.pi * mpmath.power(10000, mpmath.mpf(2 * index) / 32)
+        rec.quantity(name, float(value), show=show, by=library)
+    rec.quantity(
+        "wavelength_4_1",
+        float(2 * mpmath.pi * mpmath.power(10000, mpmath.mpf(2) / 4)),
+        show=Show(sig=4),
+        by=library,
+    )
+    # The figure's slowest wave (pair 6 of width 32) is drawn over positions
+    # 0 .. 39: by then it has turned by less than a quarter turn, pi/2.
+    rec.band(
+        "pair 6 of width 32 has turned less than a quarter turn at position 39",
+        float(39 * mpmath.power(10000, mpmath.mpf(-12) / 32) / (mpmath.pi / 2)),
+        low=0,
+        high=1,
+        samples=1,
+        scope="39 w_6 / (pi/2) at d = 32, b = 10000; mpmath at 30 digits",
+    )
+    norms = []
+    for length, width in ((2000, 128), (8, 4)):
+        table = posenc.sinusoidal(length, width)  # (L, d)
+        norms.append(np.einsum("pd,pd->p", table, table) - width / 2)  # (L,): |PE|^2 - d/2
     rec.numeric(
         "posenc.sinusoidal rows have |PE(pos)|^2 = d/2",
-        float(np.abs(norms - 64).max()),
+        np.concatenate(norms),
         tol=1e-12,
-        scope="d = 128, positions 0..1999, float64",
+        scope="d = 128, positions 0 .. 1999, and d = 4, positions 0 .. 7; float64",
     )
 
 
@@ -199,20 +247,33 @@ def checks(rec: Recorder) -> None:
 
 def _ends_at_base(wit: Witness) -> None:
     # The paper's prose: "wavelengths form a geometric progression from 2 pi to
-    # 10000 * 2 pi". The formula's last pair is i = d/2 - 1, whose exponent is
-    # (d-2)/d < 1. At d = 512: the largest wavelength 2 pi 10000^(255/256) is
-    # below 2 pi 10000, because 10000^255 < 10000^256.
+    # 10000 * 2 pi". The formula's last pair is i = d/2 - 1. At d = 512 its
+    # wavelength 2 pi 10000^(255/256) falls short of 2 pi 10000 by more than 1
+    # per cent of 2 pi 10000, so even a loose reading of "up to" fails.
     top = wavelength.subs({i: 255, d: 512, b: 10000})
-    wit.differs(top, 2 * sp.pi * 10000, at="d = 512, i = 255 (the last pair)")
+    wit.differs(
+        top,
+        2 * sp.pi * 10000,
+        at="d = 512, i = 255 (the last pair)",
+        margin=Fraction(628),
+        by="628 positions, under 1 per cent of 2 pi 10000",
+    )
 
 
 def _linear_ladder(wit: Witness) -> None:
-    # "The wavelengths grow evenly (an arithmetic ladder)": the gaps between
-    # rungs differ: at d = 6 the rungs are 2 pi times 1, 10000^(1/3), 10000^(2/3).
+    # "The wavelengths grow evenly (an arithmetic ladder)": at d = 6 the rungs
+    # are 2 pi times 1, 10000^(1/3), 10000^(2/3), and the second gap exceeds the
+    # first by far more than the first gap itself (about 129 positions).
     at = {d: 6, b: 10000}
     gap_0 = (wavelength.subs(i, 1) - wavelength.subs(i, 0)).subs(at)
     gap_1 = (wavelength.subs(i, 2) - wavelength.subs(i, 1)).subs(at)
-    wit.differs(gap_0, gap_1, at="d = 6, b = 10000, rungs i = 0, 1, 2")
+    wit.differs(
+        gap_1,
+        gap_0,
+        at="d = 6, b = 10000, rungs i = 0, 1, 2",
+        margin=Fraction(1000),
+        by="1,000 positions, several times the first gap",
+    )
 
 
 MISREADINGS = [

@@ -5,14 +5,20 @@ between the codes of two positions depends only on their offset k = p - q:
 |PE(p) - PE(q)|^2 = sum_i (2 - 2 cos(w_i k)) = sum_i 4 sin^2(w_i k / 2). The code
 is injective on the integers: if PE(p) = PE(q) then pair 0, which turns by one
 radian per position, gives p - q = 2*pi*n for an integer n, and p = q because pi
-is irrational (Lambert 1761, cited, not proven here). Fast pairs tell
+is irrational (Lambert 1761: cited, not checked). Fast pairs tell
 neighbours apart; slow pairs tell distant regions apart.
+
+What the proof computes besides: how close pair 0 comes to a full turn over a
+finite range of offsets (exact integers), the share of the fast, middle and
+slow thirds of the pairs in the distance at width 512, and the smallest
+distance between the codes of a range of positions.
 
 Uses: 5.
 """
 
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction
 
 import mpmath
@@ -21,11 +27,29 @@ import sympy as sp
 
 import posenc
 from posenc.similarity import distance_profile
-from proofs.kit import Misreading, Recorder, Witness
+from proofs.kit import Misreading, Recorder, Show, Witness
+from proofs.numbers import render
 
 NUMBER = 7
 TITLE = "Every position has its own signature"
 USES = (5,)
+
+#: Numbers the proposition chooses: the width and base of the examples, the
+#: range of offsets searched for a return of pair 0, the range of positions
+#: compared, the offsets of the table, and where the table splits the pairs.
+INPUTS = {
+    "d": 512,
+    "base": 10000,
+    "offsets": 10**6,
+    "positions": 10**5,
+    "offset_100": 100,
+    "offset_1000": 1000,
+    "fast_last": 85,
+    "middle_first": 86,
+    "middle_last": 170,
+    "slow_first": 171,
+    "last_pair": 255,
+}
 
 # Symbols, declared once. Positions are real here (integers are the case that
 # matters; the identities do not need integrality); each pair turns at w > 0.
@@ -37,16 +61,12 @@ i = sp.Symbol("i", integer=True, nonnegative=True)
 
 speed = b ** (-2 * i / d)  # w_i (Proposition 5)
 
-# The figures of the per-group table on the page: the share of each third of the
-# 256 pairs of width 512 in |PE(p) - PE(p + k)|, rounded to 4 decimals.
-THIRDS = [range(0, 86), range(86, 171), range(171, 256)]  # fast, middle, slow
-TABLE = {  # offset: (fast, middle, slow, all pairs)
-    1: ("3.7103", "0.1718", "0.0081", "3.7143"),
-    10: ("12.7078", "1.7103", "0.0807", "12.8227"),
-    100: ("12.6502", "11.2881", "0.8062", "16.9735"),
-    1000: ("13.3513", "13.7909", "7.3219", "20.5440"),
-    10000: ("13.4061", "13.3002", "13.7245", "23.3448"),
-}
+#: The table on the page: thirds of the 256 pairs of width 512, and offsets.
+THIRDS = {"fast": range(0, 86), "middle": range(86, 171), "slow": range(171, 256)}
+OFFSETS = (1, 10, 100, 1000, 10000)
+
+#: Rationals that enclose pi, 10^-20 apart (step 4 proves that they do).
+PI_LOW, PI_HIGH = Fraction("3.14159265358979323846"), Fraction("3.14159265358979323847")
 
 
 def pair(position: sp.Expr, rate: sp.Expr = w) -> sp.Matrix:
@@ -60,14 +80,55 @@ def code(position: sp.Expr, width: int) -> sp.Matrix:
     return sp.Matrix.vstack(*[pair(position, rate) for rate in rates])
 
 
-def exact_share(k: int, pairs: range) -> mpmath.mpf:
-    """sqrt(sum over pairs of 4 sin^2(w_i k / 2)) at width 512, base 10000, 30 digits."""
+def exact_share(k: int, pairs: range, width: int = 512) -> mpmath.mpf:
+    """sqrt(sum over pairs of 4 sin^2(w_i k / 2)), base 10000, at mpmath's precision."""
     return mpmath.sqrt(
         mpmath.fsum(
-            4 * mpmath.sin(k * mpmath.power(10000, mpmath.mpf(-2 * n) / 512) / 2) ** 2
+            4 * mpmath.sin(k * mpmath.power(10000, mpmath.mpf(-2 * n) / width) / 2) ** 2
             for n in pairs
         )
     )
+
+
+def sweep(first: int, last: int, pairs: range) -> np.ndarray:
+    """The share of ``pairs`` in |PE(p) - PE(p + k)| for k = first .. last, in float64."""
+    rates = 10000.0 ** (-2.0 * np.arange(pairs.start, pairs.stop) / 512)  # (m,)
+    out = []
+    for start in range(first, last + 1, 4096):
+        k = np.arange(start, min(start + 4096, last + 1), dtype=np.float64)  # (n,)
+        out.append(np.sqrt((4 * np.sin(np.outer(k, rates) / 2) ** 2).sum(axis=1)))
+    return np.concatenate(out)  # (last - first + 1,)
+
+
+def sin_bounds(x: Fraction, terms: int = 30) -> tuple[Fraction, Fraction]:
+    """Exact rationals lo <= sin(x) <= hi, for 0 < x < 4, from the Taylor series.
+
+    The series alternates, and for 0 < x < 4 its terms shrink from the second
+    one on, so its partial sums from the second on lie alternately above and
+    below sin(x).
+    """
+    assert 0 < x < 4 and terms >= 2
+    total, term, sums = Fraction(0), x, []
+    for n in range(terms + 1):
+        total += term if n % 2 == 0 else -term
+        sums.append(total)
+        term = term * x * x / ((2 * n + 2) * (2 * n + 3))
+    return min(sums[-1], sums[-2]), max(sums[-1], sums[-2])
+
+
+def cell(value: float, show: Show) -> tuple[str, Fraction, Fraction]:
+    """The text ``value`` shows as, and the interval of numbers that show the same."""
+    text = render(value, show, "text")
+    if "×" in text:  # 2.9 × 10⁻⁶
+        mantissa, power = text.split(" × 10")
+        exponent = int(power.translate(str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")))
+        shown = Fraction(mantissa) * Fraction(10) ** exponent
+        places = len(mantissa.partition(".")[2]) - exponent
+    else:
+        digits = text.replace(",", "")
+        shown, places = Fraction(digits), len(digits.partition(".")[2])
+    half = Fraction(1, 2) / Fraction(10) ** places
+    return text, shown - half, shown + half
 
 
 def checks(rec: Recorder) -> None:
@@ -105,59 +166,75 @@ def checks(rec: Recorder) -> None:
     # pi = (p - q) / (2n) rational; Lambert (1761) proved it is not. That last
     # step is a cited theorem: nothing below proves pi irrational.
     rec.identity(
-        "pair 0 turns at w_0 = 1 radian per position",
-        speed.subs(i, 0) - 1,
+        "pair 0 turns at w_0 = b^0 = 1 radian per position",
+        sp.Subs(speed, i, 0) - 1,
         scope="all b > 0, even d > 0",
     )
 
-    # Step 4. What can be checked of the irrationality step: no offset k in
-    # 1 .. 10^6 turns pair 0 back to its start. With m the multiple of 2 pi
-    # nearest to k, |k - 2 pi m| is bounded in exact integer arithmetic, with
-    # 2 pi enclosed by floor and ceiling of 2 pi * 2^40 (from 50 digits of pi).
+    # Step 4. What can be checked of the irrationality step: how close pair 0
+    # comes to a full turn for k = 1 .. 10^6. First pi, enclosed exactly: sin
+    # changes sign between PI_LOW and PI_HIGH, and pi is sin's only zero in (3, 4).
+    below_low, _ = sin_bounds(PI_LOW)
+    _, above_high = sin_bounds(PI_HIGH)
+    rec.band(
+        "pi lies between 3.14159265358979323846 and ...847: sin(low) > 0 > sin(high)",
+        0,
+        low=above_high,
+        high=below_low,
+        scope="exact rationals: Taylor partial sums bracket sin; pi is sin's only zero in (3, 4)",
+    )
+    # With m the multiple of 2 pi nearest to k, |k - 2 pi m| is bounded in exact
+    # integers, in units of 2^-40, with 2 pi 2^40 enclosed by two integers.
     scale = 40
-    with mpmath.workdps(50):
-        two_pi_low = int(mpmath.floor(2 * mpmath.pi * 2**scale))
-    two_pi_high = two_pi_low + 1  # two_pi_low < 2 pi 2^40 < two_pi_high
+    two_pi_low = int(2 * PI_LOW * 2**scale)  # floor: <= 2 pi 2^40
+    two_pi_high = -int(-2 * PI_HIGH * 2**scale)  # ceiling: >= 2 pi 2^40
     k = np.arange(1, 10**6 + 1, dtype=np.int64)  # (10^6,)
-    m = np.rint(k / (2 * np.pi)).astype(np.int64)  # (10^6,): nearest multiple, checked below
+    m = np.rint(k / (2 * np.pi)).astype(np.int64)  # (10^6,): a multiple; checked below
     assert int(m.max()) * two_pi_high < 2**62 and (int(k.max()) << scale) < 2**62  # no overflow
     below = (k << scale) - m * two_pi_high  # (10^6,): <= (k - 2 pi m) 2^40
     above = (k << scale) - m * two_pi_low  # (10^6,): >= (k - 2 pi m) 2^40
-    # |k - 2 pi m| < 2 pi - 2.8e-6 means no other multiple is nearer than 2.8e-6.
     rec.exact(
-        "for k = 1 .. 10^6, m_k is the nearest multiple: |k - 2 pi m_k| < 6",
+        "for k = 1 .. 10^6, |k - 2 pi m_k| < 6, so every other multiple of 2 pi is farther",
         Fraction(int(np.maximum(np.abs(below), np.abs(above)).max()), 2**scale),
         6,
         relation="<",
         scope="exact integers, every k = 1 .. 10^6; 2 pi enclosed to 2^-40",
     )
-    distance = np.where(below > 0, below, np.where(above < 0, -above, 0))  # (10^6,)
-    closest = int(np.argmin(distance))
-    rec.exact(
-        "no offset k = 1 .. 10^6 brings pair 0 within 2.8e-6 rad of a full turn",
-        Fraction(28, 10**7),
-        Fraction(int(distance[closest]), 2**scale),
-        relation="<",
-        scope="exact integers, every k = 1 .. 10^6; 2 pi enclosed to 2^-40",
+    # Every other multiple is then more than 2 pi - 6 > 0.28 away, far more than
+    # the closest return below, so |k - 2 pi m_k| is the distance to a full turn.
+    low = np.where(below > 0, below, np.where(above < 0, -above, 0))  # (10^6,): lower bounds
+    closest = int(np.argmin(low))
+    # At that offset, a finer enclosure, straight from the bounds on pi: the
+    # distance to the nearest full turn lies between |k - 2 PI_HIGH m| and
+    # |k - 2 PI_LOW m| (both have the same sign there, which the check shows).
+    k_star, m_star = int(k[closest]), int(m[closest])
+    ends = sorted(abs(k_star - 2 * bound * m_star) for bound in (PI_LOW, PI_HIGH))
+    same_sign = (k_star - 2 * PI_LOW * m_star) * (k_star - 2 * PI_HIGH * m_star) > 0
+    lower, upper = ends if same_sign else (Fraction(0), ends[1])
+    others = np.delete(low, closest)  # (10^6 - 1,)
+    alone = rec.exact(
+        "no other offset k <= 10^6 brings pair 0 as close to a full turn as the closest one",
+        Fraction(int(others.min()), 2**scale),
+        upper,
+        relation=">",
+        scope="exact integers: the smallest lower bound elsewhere above the upper bound there",
     )
-    rec.exact(
-        "the closest return is at k = 312,689",
-        int(k[closest]),
-        312689,
-        scope="exact integers: the k of the smallest lower bound above",
+    rec.quantity("closest_return_offset", k_star, show=Show(), by=alone)
+    gap_show = Show(sig=2)
+    text, cell_low, cell_high = cell(float((lower + upper) / 2), gap_show)
+    inside = rec.exact(
+        f"at that offset pair 0 is {text} rad from a full turn (enclosure inside the cell)",
+        min(lower - cell_low, cell_high - upper),
+        0,
+        relation=">",
+        scope="exact rationals, with the enclosure of pi above",
     )
-    rec.exact(
-        "... where pair 0 is less than 3e-6 rad from a full turn",
-        Fraction(max(abs(int(below[closest])), abs(int(above[closest]))), 2**scale),
-        Fraction(3, 10**6),
-        relation="<",
-        scope="exact integers, k = 312,689; 2 pi enclosed to 2^-40",
-    )
+    rec.quantity("closest_return_gap", float((lower + upper) / 2), show=gap_show, by=inside)
 
     # Step 5. Numeric spot check of steps 1-2 at sampled points, mpmath at 30 digits.
     mpmath.mp.dps = 30
     rng = np.random.default_rng(7)
-    worst = 0.0
+    errors = []
     for left, right in rng.integers(-(10**6), 10**6, size=(20, 2)):
         for width in (2, 16):
             rates = [mpmath.power(10000, mpmath.mpf(-2 * n) / width) for n in range(width // 2)]
@@ -167,57 +244,166 @@ def checks(rec: Recorder) -> None:
                 for r in rates
             )
             offset = mpmath.fsum(4 * mpmath.sin(r * int(left - right) / 2) ** 2 for r in rates)
-            worst = max(worst, float(abs(direct - offset)))
+            errors.append(float(abs(direct - offset)))
     rec.numeric(
         "|PE(p) - PE(q)|^2 = sum_i 4 sin^2(w_i (p - q)/2) at sampled integers",
-        worst,
+        errors,
         tol=1e-25,
         scope="20 random (p, q) in [-10^6, 10^6)^2, d in {2, 16}; mpmath at 30 digits",
     )
 
-    # Step 6. Fast pairs separate neighbours, slow pairs separate regions: the
-    # share of each third of the pairs at offsets 1 .. 10^4 (width 512), from
-    # posenc.similarity.distance_profile against mpmath, and the page's table.
-    worst_library = worst_table = 0.0
-    for offset, row in TABLE.items():
-        exact = [exact_share(offset, third) for third in THIRDS] + [
-            exact_share(offset, range(256))
-        ]
-        got = [float(distance_profile(offset, 512, pairs=third)) for third in THIRDS]
-        got.append(float(distance_profile(offset, 512)))
-        for value, true, shown in zip(got, exact, row, strict=True):
-            worst_library = max(worst_library, float(abs((value - true) / true)))
-            worst_table = max(worst_table, float(abs(true - mpmath.mpf(shown))))
-    rec.numeric(
+    # Step 6. Fast pairs separate neighbours, slow pairs separate regions. The
+    # thirds are the figure's (numpy.array_split of the 256 pairs into three).
+    split = np.array_split(np.arange(256), 3)
+    rec.exact(
+        "the thirds of the table are the figure's: pairs 0-85, 86-170, 171-255",
+        sum(list(part) != list(third) for part, third in zip(split, THIRDS.values(), strict=True)),
+        0,
+        scope="exact integers: numpy.array_split(range(256), 3) against the table's thirds",
+    )
+    # The share of each third at the table's offsets, from
+    # posenc.similarity.distance_profile against mpmath at 30 digits.
+    exact, relative = {}, []
+    for offset in OFFSETS:
+        for name, third in [*THIRDS.items(), ("all", range(256))]:
+            true = exact_share(offset, third)
+            got = float(distance_profile(offset, 512, pairs=np.arange(third.start, third.stop)))
+            exact[offset, name] = true
+            relative.append(float(abs(got / true - 1)))
+    table = rec.numeric(
         "posenc.similarity.distance_profile gives each third's share, as mpmath does",
-        worst_library,
+        relative,
         tol=1e-14,
-        scope="d = 512, offsets 1, 10, 100, 1000, 10^4, thirds 0-85, 86-170, 171-255; relative",
+        scope="d = 512, offsets 1, 10, 100, 1000, 10^4, the three thirds and all pairs; relative",
     )
-    rec.numeric(
-        "the table on the page: each share rounds to the 4 decimals shown",
-        worst_table,
-        tol=5e-5,
-        scope="d = 512, the 20 entries of the table; mpmath at 30 digits",
+    for (offset, name), value in exact.items():
+        rec.quantity(f"share_{offset}_{name}", float(value), show=Show(decimals=4), by=table)
+    # How the slow third grows: the factor from one offset of the table to the next.
+    for before, after in itertools.pairwise(OFFSETS):
+        growth = exact[after, "slow"] / exact[before, "slow"]
+        rec.quantity(f"slow_growth_{after}", float(growth), show=Show(sig=3), by=table)
+    # Where each share settles: the typical level sqrt(2 n) of n pairs (a pair's
+    # squared distance 2 - 2 cos averages 2), for 85 or 86 pairs and for all 256.
+    levels = rec.exact(
+        "sqrt(2 n) shows as 13 for both n = 85 and n = 86: 12.5^2 < 170 < 172 < 13.5^2",
+        min(170 - Fraction(25, 2) ** 2, Fraction(27, 2) ** 2 - 172),
+        0,
+        relation=">",
+        scope="exact rationals",
     )
+    rec.quantity("typical_level_third", float(np.sqrt(170)), show=Show(sig=2), by=levels)
+    all_text, all_low, all_high = cell(float(np.sqrt(512)), Show(sig=3))
+    level_all = rec.band(
+        f"sqrt(512) shows as {all_text}: its square 512 lies in the cell's squares",
+        512,
+        low=all_low**2,
+        high=all_high**2,
+        scope="exact rationals",
+    )
+    rec.quantity("typical_level_all", float(np.sqrt(512)), show=Show(sig=3), by=level_all)
+    # The shares at every offset, not only the table's: the fast third from
+    # k = 10 on, and the whole distance from k = 10^4 on, up to 10^5, swept in
+    # float64 and checked against posenc.similarity at sampled offsets and at
+    # the extremes of each sweep.
+    fast = sweep(10, 10**5, THIRDS["fast"])  # (99,991,)
+    late = sweep(10**4, 10**5, range(256))  # (90,001,)
+    errors = []
+    for values, first, third in ((fast, 10, THIRDS["fast"]), (late, 10**4, range(256))):
+        picks = np.unique(
+            np.concatenate(
+                [[np.argmin(values), np.argmax(values)], rng.integers(0, values.size, 40)]
+            )
+        )
+        pairs = np.arange(third.start, third.stop)
+        library = distance_profile(picks + first, 512, pairs=pairs)  # (n,)
+        errors.extend(np.abs(values[picks] - library))
+    sweeps = rec.numeric(
+        "float64 sweeps of the fast third (k = 10 .. 10^5) and of all pairs (k = 10^4 .. 10^5)"
+        " agree with posenc.similarity",
+        errors,
+        tol=1e-9,
+        scope="d = 512; each sweep's minimum, maximum and 40 random offsets; absolute error",
+    )
+    for name, values in (("fast_share", fast), ("late_share", late)):
+        rec.quantity(f"{name}_min", float(values.min()), show=Show(decimals=1), by=sweeps)
+        rec.quantity(f"{name}_max", float(values.max()), show=Show(decimals=1), by=sweeps)
 
     # Step 7. 10^5 positions, pairwise distinct: by step 2 the distance between
     # positions p and q is the distance between rows 0 and |p - q|, so the
     # smallest distance among positions 0 .. L-1 is the smallest over offsets
-    # 1 .. L-1. Computed from the library's table, in blocks of rows.
+    # 1 .. L-1. From the library's table, in blocks of rows: by how much does
+    # any offset come closer than the neighbours (offset 1)?
     length, width = 10**5, 512
     first = posenc.sinusoidal(1, width)[0]  # (512,): PE(0)
-    nearest = np.inf
+    neighbour = float(exact[1, "all"])
+    shortfall = []
     for start in range(1, length, 8192):
         rows = posenc.sinusoidal(min(8192, length - start), width, start=start)  # (n, 512)
         gaps = np.linalg.norm(rows - first, axis=1)  # (n,): |PE(start + r) - PE(0)|
-        nearest = min(nearest, float(gaps.min()))
-    neighbour = float(exact_share(1, range(256)))
+        shortfall.append(np.maximum(0.0, neighbour - gaps))
     rec.numeric(
-        "among positions 0 .. 10^5 - 1 the closest codes are neighbours, 3.7143 apart",
-        abs(nearest - neighbour),
+        "among positions 0 .. 10^5 - 1 no two codes are closer than neighbours",
+        np.concatenate(shortfall),
         tol=1e-12,
         scope="d = 512, every offset 1 .. 99,999, rows of posenc.sinusoidal; float64",
+    )
+
+    # Step 8. The question at the end of the page: width 2, one pair, distance
+    # 2 |sin(k/2)|, at k = 6 and k = 710; and 710 positions are nearly a whole
+    # number of turns of pair 0.
+    errors, values = [], {}
+    for offset in (6, 710):
+        true = 2 * abs(mpmath.sin(mpmath.mpf(offset) / 2))
+        values[offset] = true
+        errors.append(float(abs(distance_profile(offset, 2) / true - 1)))
+    small = rec.numeric(
+        "width 2: posenc.similarity gives 2 |sin(k/2)| at k = 6 and 710, as mpmath does",
+        errors,
+        tol=1e-12,
+        scope="d = 2, k in {6, 710}; relative error against mpmath at 30 digits",
+    )
+    rec.quantity("distance_d2_6", float(values[6]), show=Show(sig=3), by=small)
+    rec.quantity("distance_d2_710", float(values[710]), show=Show(sig=2), by=small)
+    turns = rec.exact(
+        "710 positions are 113 turns of pair 0 to within 10^-5 of a turn: 710/(2 pi) near 113",
+        min(
+            Fraction(710) / (2 * PI_HIGH) - (113 - Fraction(1, 10**5)),
+            (113 + Fraction(1, 10**5)) - Fraction(710) / (2 * PI_LOW),
+        ),
+        0,
+        relation=">",
+        scope="exact rationals, with the enclosure of pi of step 4",
+    )
+    rec.quantity("turns_710", 113, show=Show(), by=turns)
+
+    # Step 9. The misreading's witness, in numbers: the code of the first
+    # integer past 2 pi 10000, against the code of position 0, at width 512
+    # (mpmath and posenc.similarity); and what a true period of 2 pi 10000
+    # would leave there, the distance across the fraction 62,832 - 2 pi 10000.
+    far = exact_share(62832, range(256))
+    witness = rec.numeric(
+        "|PE(62,832) - PE(0)| at d = 512: posenc.similarity agrees with mpmath",
+        [float(abs(distance_profile(62832, 512) / far - 1))],
+        tol=1e-14,
+        scope="d = 512, k = 62,832; relative error against mpmath at 30 digits",
+    )
+    rec.quantity("distance_62832", float(far), show=Show(decimals=1), by=witness)
+    fraction = 62832 - 20000 * mpmath.pi  # 0.147 positions past 2 pi 10000
+    left = mpmath.sqrt(
+        mpmath.fsum(
+            4 * mpmath.sin(fraction * mpmath.power(10000, mpmath.mpf(-2 * n) / 512) / 2) ** 2
+            for n in range(256)
+        )
+    )
+    rec.band(
+        "a true period of 2 pi 10000 would leave PE(62,832) less than 1 from PE(0)",
+        float(left),
+        low=0,
+        high=1,
+        samples=1,
+        scope="d = 512: the distance across 62,832 - 2 pi 10000 positions; mpmath at 30 digits",
+        quantity="repeat_distance",
+        show=Show(sig=2),
     )
 
 
@@ -226,13 +412,19 @@ def checks(rec: Recorder) -> None:
 
 def _repeats_after_longest_wavelength(wit: Witness) -> None:
     # "About 63,000 distinct positions": the code would come back to its start
-    # after 2 pi 10000 ~ 62,832 positions. At d = 512 positions 62,832 and 0
-    # already differ on pair 0 (and on the slowest pair, 255).
-    rates = [sp.Integer(10000) ** (-sp.Rational(2 * n, 512)) for n in (0, 255)]
+    # after 2 pi 10000 = 62,831.85... positions. If it did, position 62,832
+    # would sit 0.147 positions past a full period, and its code would be
+    # |PE(0.147) - PE(0)|, about 0.56, from PE(0). It is more than 20 away: the
+    # margin 1 is nearly twice what a true period would leave, and far below
+    # the distance found.
+    mpmath.mp.dps = 30
+    distance = exact_share(62832, range(256))
     wit.differs(
-        sp.Matrix.vstack(*[pair(62832, rate) for rate in rates]),
-        sp.Matrix.vstack(*[pair(0, rate) for rate in rates]),
-        at="d = 512, positions 62,832 and 0, columns 0, 1 (pair 0) and 510, 511 (pair 255)",
+        float(distance),
+        0,
+        at="d = 512: |PE(62,832) - PE(0)|",
+        margin=1,
+        by="1, nearly twice the 0.56 that a true period of 2 pi 10000 would leave",
     )
 
 
@@ -240,6 +432,9 @@ MISREADINGS = [
     Misreading(
         "The code has only about 63,000 distinct positions: it repeats after 2 pi 10000",
         _repeats_after_longest_wavelength,
-        why="Pair 0 never returns exactly to its start at an integer, since pi is irrational.",
+        why=(
+            "A wavelength is the period of one pair, not of the code; pair 0 never returns "
+            "exactly to its start at an integer, since pi is irrational."
+        ),
     ),
 ]

@@ -31,8 +31,8 @@ def _variant_wavelengths(width: int, base: float) -> np.ndarray:
 
 
 def _thousands(value: float, digits: int = 1) -> str:
-    """``value`` with a thousands separator, e.g. 60,611.5."""
-    return f"{value:,.{digits}f}"
+    """``value`` grouped from five digits on, as the pages show numbers: 60,611.5 but 2220.4."""
+    return f"{value:,.{digits}f}" if abs(value) >= 10_000 else f"{value:.{digits}f}"
 
 
 # ---------------------------------------------------------------------------
