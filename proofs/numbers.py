@@ -135,15 +135,16 @@ def _fixed(number: decimal.Decimal, show: Show, target: str) -> str:
 
 
 def _sci(mantissa: decimal.Decimal, exponent: int, target: str) -> str:
-    one = mantissa in (decimal.Decimal(1), decimal.Decimal(-1)) and "." not in str(mantissa)
+    one = abs(mantissa) == 1 and "." not in str(mantissa)
+    sign = "-" if mantissa < 0 else ""
     if target == "tex":
         power = f"10^{{{exponent}}}"
-        return power if one else f"{mantissa} \\times {power}"
+        return sign + power if one else f"{mantissa} \\times {power}"
     power = "10" + str(exponent).translate(_SUPERSCRIPT)
-    text = power if one else f"{mantissa} × {power}"
+    text = sign + power if one else f"{mantissa} × {power}"
     if target == "markdown":
         tex = f"10^{{{exponent}}}" if one else f"{mantissa} \\times 10^{{{exponent}}}"
-        return f"${tex}$"
+        return f"${sign}{tex}$" if one else f"${tex}$"
     return text
 
 

@@ -21,6 +21,7 @@ import numpy as np
 import sympy as sp
 
 import posenc
+from proofs.exact import for_the_kit, in_order, mean_rows
 from proofs.kit import Misreading, Recorder, Show, Witness, reduce_to_zero
 
 NUMBER = 2
@@ -100,17 +101,6 @@ def whole_row_rule(m: Matrix) -> Matrix:
 # -- explicit small matrices: the encoder layer written out ------------------------
 
 D = 2  # features per token in the explicit checks; the argument does not use its value
-
-
-def in_order(terms: list[sp.Expr]) -> sp.Expr:
-    """A sum over rows, kept unevaluated with its terms in row order.
-
-    SymPy would otherwise sort the terms of every sum at once, so F(P X) and
-    P F(X) would be the same expression as written. Kept in order, the two
-    sides differ as written, and the check is that evaluating them (which
-    reorders each sum) makes them equal.
-    """
-    return terms[0] if len(terms) == 1 else sp.Add(*terms, evaluate=False)
 
 
 def plus(a: sp.Matrix, b: sp.Matrix) -> sp.Matrix:
@@ -200,46 +190,9 @@ def encoder_layer(m: sp.Matrix, p: dict[str, sp.Matrix], norm=explicit_norm) -> 
     return norm(plus(h, feed_forward(h, p)), p, 2)
 
 
-def mean_pool(m: sp.Matrix) -> sp.Matrix:
-    """The mean over rows, each column's sum kept in row order."""
-    return sp.Matrix([[in_order(list(m.col(t))) / m.rows for t in range(m.cols)]])
-
-
 def permute_rows(m: sp.Matrix, perm: tuple[int, ...]) -> sp.Matrix:
     """P M, where row a of P M is row perm[a] of M."""
     return sp.Matrix.vstack(*[m.row(p) for p in perm])
-
-
-def evaluated(expr):
-    """``expr`` with every sum evaluated, each shared subexpression rebuilt only once.
-
-    The layer formulas reuse the same subtrees many times; this is how the
-    proof looks ahead at a difference cheaply (see :func:`case`).
-    """
-    memo: dict[sp.Basic, sp.Basic] = {}
-
-    def walk(e: sp.Basic) -> sp.Basic:
-        if e not in memo:
-            memo[e] = e.func(*[walk(a) for a in e.args]) if e.args else e
-        return memo[e]
-
-    return expr.applyfunc(walk) if isinstance(expr, sp.MatrixBase) else walk(expr)
-
-
-def case(lhs: sp.Matrix, rhs: sp.Matrix) -> sp.Matrix:
-    """The difference ``lhs - rhs`` that a check hands to the kit.
-
-    When the two sides agree once their sums are evaluated, the kit gets the
-    difference as built and must evaluate it itself. When they do not (a
-    false claim, such as the broken copy of the tests), the kit gets the
-    evaluated difference with its repeated parts named (``sp.cse``): naming
-    cannot make a nonzero difference vanish (putting the definitions back
-    restores it), and it spares the simplifier a long search before it fails.
-    """
-    if all(entry == 0 for entry in evaluated(lhs - rhs)):
-        return lhs - rhs
-    _, (left, right) = sp.cse([evaluated(lhs), evaluated(rhs)], optimizations=None)
-    return left - right
 
 
 # -- generic equivariant maps --------------------------------------------------------
@@ -280,15 +233,15 @@ def composition_cases():
         xs = tokens(n)
         f_x, gf_x = F(xs), G(F(xs))
         residual = plus(xs, f_x)
-        pooled = mean_pool(gf_x)
+        pooled = mean_rows(gf_x)
         for perm in itertools.permutations(range(n)):
             px = permute_rows(xs, perm)  # P X
             f_px, gf_px = F(px), G(F(px))
             label = f"n = {n}, perm = {perm}"
-            yield f"F, {label}", case(f_px, permute_rows(f_x, perm))
-            yield f"G o F, {label}", case(gf_px, permute_rows(gf_x, perm))
-            yield f"X + F(X), {label}", case(plus(px, f_px), permute_rows(residual, perm))
-            yield f"mean of G(F(X)), {label}", case(mean_pool(gf_px), pooled)
+            yield f"F, {label}", for_the_kit(f_px, permute_rows(f_x, perm))
+            yield f"G o F, {label}", for_the_kit(gf_px, permute_rows(gf_x, perm))
+            yield f"X + F(X), {label}", for_the_kit(plus(px, f_px), permute_rows(residual, perm))
+            yield f"mean of G(F(X)), {label}", for_the_kit(mean_rows(gf_px), pooled)
 
 
 def layer_cases(pooled: bool):
@@ -305,9 +258,9 @@ def layer_cases(pooled: bool):
             moved = encoder_layer(permute_rows(xs, perm), p, generic_norm)  # E(P X)
             label = f"n = {n}, perm = {perm}"
             if pooled:
-                yield label, case(mean_pool(moved), mean_pool(out))
+                yield label, for_the_kit(mean_rows(moved), mean_rows(out))
             else:
-                yield label, case(moved, permute_rows(out, perm))
+                yield label, for_the_kit(moved, permute_rows(out, perm))
 
 
 def _relu(t):
@@ -484,7 +437,7 @@ def _ffn_sees_order(wit: Witness) -> None:
     out = feed_forward(attention(_POINT, p), p)  # FFN(Attn(X))
     moved = feed_forward(attention(permute_rows(_POINT, _REVERSE), p), p)  # FFN(Attn(P X))
     wit.exact(
-        reduce_to_zero(case(moved, permute_rows(out, _REVERSE))) is not None,
+        reduce_to_zero(for_the_kit(moved, permute_rows(out, _REVERSE))) is not None,
         at="X = (1, 0), (1/2, -1), (-1, 2) reversed; FFN(Attn(P X)) - P FFN(Attn(X)) "
         "reduces to 0 for every weight and activation",
     )
@@ -495,10 +448,10 @@ def _pool_keeps_order(wit: Witness) -> None:
     # give exactly the same pooled vector after an encoder layer, whatever
     # its weights and normalisations, so no readout can tell the orders apart.
     p = layer_params("w")
-    pooled = mean_pool(encoder_layer(_POINT, p, generic_norm))
-    pooled_p = mean_pool(encoder_layer(permute_rows(_POINT, _REVERSE), p, generic_norm))
+    pooled = mean_rows(encoder_layer(_POINT, p, generic_norm))
+    pooled_p = mean_rows(encoder_layer(permute_rows(_POINT, _REVERSE), p, generic_norm))
     wit.exact(
-        reduce_to_zero(case(pooled_p, pooled)) is not None,
+        reduce_to_zero(for_the_kit(pooled_p, pooled)) is not None,
         at="X = (1, 0), (1/2, -1), (-1, 2) and its reversal, an encoder layer with "
         "symbolic weights, activation and normalisations: the mean-pooled outputs are equal",
     )

@@ -24,6 +24,7 @@ import sympy as sp
 
 import posenc
 from posenc.figures import layers as figure
+from proofs.exact import in_order, mean_rows
 from proofs.kit import Misreading, Recorder, Show, Witness, reduce_to_zero
 
 NUMBER = 3
@@ -81,17 +82,6 @@ def generic_value(t: sp.Matrix) -> sp.Matrix:
     return sp.Matrix([[value(col, *t) for col in range(D)]])
 
 
-def in_order(terms: list[sp.Expr]) -> sp.Expr:
-    """A sum over tokens, kept unevaluated with its terms in token order.
-
-    SymPy would otherwise sort (and collect) the terms of every sum at once,
-    so the two sides of most checks below would be the same expression as
-    written. Kept in order, they differ as written, and the check is that
-    evaluating them makes them equal.
-    """
-    return terms[0] if len(terms) == 1 else sp.Add(*terms, evaluate=False)
-
-
 def causal(m: sp.Matrix, s=generic_score, v=generic_value) -> sp.Matrix:
     """CAttn(M): row a mixes v(row b) for b <= a with weights softmax_b s(row a, row b)."""
     rows = []
@@ -124,11 +114,6 @@ def bilinear(q: sp.Matrix, k: sp.Matrix) -> sp.Expr:
 def permute_rows(m: sp.Matrix, perm: tuple[int, ...]) -> sp.Matrix:
     """P M, where row a of P M is row perm[a] of M."""
     return sp.Matrix.vstack(*[m.row(p) for p in perm])
-
-
-def mean_rows(m: sp.Matrix) -> sp.Matrix:
-    """The mean over rows, each column's sum kept in row order."""
-    return sp.Matrix([[in_order(list(m.col(t))) / m.rows for t in range(m.cols)]])
 
 
 def prefix_cases():

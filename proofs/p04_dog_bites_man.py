@@ -19,6 +19,7 @@ import sympy as sp
 
 import posenc
 from posenc.figures import toy as figure
+from proofs.exact import for_the_kit, in_order
 from proofs.kit import Misreading, Recorder, Show, Witness, reduce_to_zero
 
 NUMBER = 4
@@ -55,17 +56,6 @@ def sentence(words: dict[str, sp.Matrix], order: tuple[str, ...]) -> sp.Matrix:
     return sp.Matrix.vstack(*[words[w] for w in order])
 
 
-def in_order(terms: list[sp.Expr]) -> sp.Expr:
-    """A sum over the words, kept unevaluated with its terms in sentence order.
-
-    SymPy would otherwise sort the terms of every sum at once, so a word's
-    outputs in the two sentences would be the same expression as written.
-    Kept in order, they differ as written, and the check is that evaluating
-    them (which reorders each sum) makes them equal.
-    """
-    return terms[0] if len(terms) == 1 else sp.Add(*terms, evaluate=False)
-
-
 def attention(m: sp.Matrix) -> sp.Matrix:
     """softmax(M M^T / sqrt(d)) M: each row's query, key and value is the row itself."""
     scores = m * m.T / sp.sqrt(WIDTH)
@@ -98,35 +88,6 @@ def word_gaps(words: dict[str, sp.Matrix], pe: sp.Matrix) -> dict[str, sp.Matrix
     out1 = attention(sentence(words, FIRST) + pe)  # (3, 4)
     out2 = attention(sentence(words, SECOND) + pe)  # (3, 4)
     return {w: out1.row(FIRST.index(w)) - out2.row(SECOND.index(w)) for w in FIRST}
-
-
-def evaluated(expr):
-    """``expr`` with every sum evaluated, each shared subexpression rebuilt only once."""
-    memo: dict[sp.Basic, sp.Basic] = {}
-
-    def walk(e: sp.Basic) -> sp.Basic:
-        if e not in memo:
-            memo[e] = e.func(*[walk(a) for a in e.args]) if e.args else e
-        return memo[e]
-
-    return expr.applyfunc(walk) if isinstance(expr, sp.MatrixBase) else walk(expr)
-
-
-def for_the_kit(gap: sp.Matrix) -> sp.Matrix:
-    """The difference ``gap`` as a check hands it to the kit.
-
-    When it vanishes once its sums are evaluated, the kit gets it as built
-    and must evaluate it itself. When it does not (a false claim, such as
-    the broken copy of the tests), the kit gets the evaluated difference with
-    its repeated parts named (``sp.cse``): naming cannot make a nonzero
-    difference vanish (putting the definitions back restores it), and it
-    spares the simplifier a long search before it fails.
-    """
-    settled = evaluated(gap)
-    if all(entry == 0 for entry in settled):
-        return gap
-    _, (reduced,) = sp.cse([settled], optimizations=None)
-    return reduced
 
 
 def stacked(gaps: dict[str, sp.Matrix]) -> sp.Matrix:

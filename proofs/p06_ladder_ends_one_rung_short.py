@@ -24,8 +24,8 @@ import numpy as np
 import sympy as sp
 
 import posenc
+from proofs.exact import PI_HIGH, PI_LOW, cell, enclose_pi, inside_cell
 from proofs.kit import Misreading, Recorder, Show, Witness
-from proofs.numbers import render
 
 NUMBER = 6
 TITLE = "The ladder ends one rung short"
@@ -46,9 +46,6 @@ top = 2 * sp.pi * b ** ((d - 2) / d)  # the claimed last rung
 step = b ** (2 / d)  # the ratio of neighbouring rungs
 variant = 2 * sp.pi * b ** (i / (h - 1))  # lambda_i with the (h-1) denominator
 
-#: Rationals that enclose pi, 10^-20 apart (step 5 proves that they do).
-PI_LOW, PI_HIGH = Fraction("3.14159265358979323846"), Fraction("3.14159265358979323847")
-
 
 def positive(expr: sp.Expr) -> sp.Expr:
     """sign(expr) - 1, left unevaluated: it reduces to 0 when SymPy decides ``expr > 0``.
@@ -59,41 +56,12 @@ def positive(expr: sp.Expr) -> sp.Expr:
     return sp.sign(expr, evaluate=False) - 1
 
 
-def sin_bounds(x: Fraction, terms: int = 30) -> tuple[Fraction, Fraction]:
-    """Exact rationals lo <= sin(x) <= hi, for 0 < x < 4, from the Taylor series.
-
-    The series x - x^3/3! + x^5/5! - ... alternates, and for 0 < x < 4 its terms
-    shrink from the second one on (the ratio of neighbours is
-    x^2 / ((2n+2)(2n+3)) < 16/20), so its partial sums from the second on lie
-    alternately above and below sin(x).
-    """
-    assert 0 < x < 4 and terms >= 2
-    total, term, sums = Fraction(0), x, []
-    for n in range(terms + 1):
-        total += term if n % 2 == 0 else -term
-        sums.append(total)
-        term = term * x * x / ((2 * n + 2) * (2 * n + 3))
-    last, before = sums[-1], sums[-2]  # one ends on a plus term, one on a minus term
-    return min(last, before), max(last, before)
-
-
 def root_bounds(value: int, n: int, digits: int = 12) -> tuple[Fraction, Fraction]:
     """Rationals 10^-digits apart around value^(1/n), from mpmath (step 5 checks them)."""
     with mpmath.workdps(digits + 15):
         root = mpmath.root(value, n)
         low = int(mpmath.floor(root * 10**digits))
     return Fraction(low, 10**digits), Fraction(low + 1, 10**digits)
-
-
-def cell(value: float, show: Show) -> tuple[str, Fraction, Fraction]:
-    """The text ``value`` shows as, and the interval of numbers that show the same."""
-    text = render(value, show, "text")
-    digits = text.replace(",", "").rstrip("%")
-    shown = Fraction(digits)
-    places = len(digits.partition(".")[2])
-    half = Fraction(1, 2 * 10**places)
-    scale = Fraction(1, 100) if show.percent else 1
-    return text, (shown - half) * scale, (shown + half) * scale
 
 
 def checks(rec: Recorder) -> None:
@@ -159,15 +127,7 @@ def checks(rec: Recorder) -> None:
     # Step 5. The d = 512, b = 10000 figures, in exact rational arithmetic.
     # (a) pi: sin changes sign between PI_LOW and PI_HIGH, and the only zero
     # of sin between 3 and 4 is pi, so PI_LOW < pi < PI_HIGH.
-    below_low, _ = sin_bounds(PI_LOW)
-    _, above_high = sin_bounds(PI_HIGH)
-    rec.band(
-        "pi lies between 3.14159265358979323846 and ...847: sin(low) > 0 > sin(high)",
-        0,
-        low=above_high,
-        high=below_low,
-        scope="exact rationals: Taylor partial sums bracket sin; pi is sin's only zero in (3, 4)",
-    )
+    enclose_pi(rec)
     # (b) The ratio r = 10000^(1/256) is the positive root of r^256 = 10000, so
     # lo < r < hi exactly when lo^256 < 10000 < hi^256 (powers increase on r > 0).
     r_low, r_high = root_bounds(10000, 256)
@@ -254,12 +214,12 @@ def checks(rec: Recorder) -> None:
         ),
     )
     for name, what, value, show, quoted, (low, high) in figures:
-        text, cell_low, cell_high = cell(float(value), show)
-        enclosed = rec.exact(
-            f"{what} shows as {text}: its exact enclosure lies inside that rounding cell",
-            min(low - cell_low, cell_high - high),
-            0,
-            relation=">",
+        shown = cell(float(value), show)
+        enclosed = inside_cell(
+            rec,
+            f"{what} shows as {shown.text}: its exact enclosure lies inside that rounding cell",
+            (low, high),
+            shown,
             scope="exact rationals, from the enclosures above; the margin to the cell's edges",
         )
         if quoted is None:

@@ -27,8 +27,8 @@ import sympy as sp
 
 import posenc
 from posenc.similarity import distance_profile
+from proofs.exact import PI_HIGH, PI_LOW, cell, enclose_pi, inside_cell
 from proofs.kit import Misreading, Recorder, Show, Witness
-from proofs.numbers import render
 
 NUMBER = 7
 TITLE = "Every position has its own signature"
@@ -65,9 +65,6 @@ speed = b ** (-2 * i / d)  # w_i (Proposition 5)
 THIRDS = {"fast": range(0, 86), "middle": range(86, 171), "slow": range(171, 256)}
 OFFSETS = (1, 10, 100, 1000, 10000)
 
-#: Rationals that enclose pi, 10^-20 apart (step 4 proves that they do).
-PI_LOW, PI_HIGH = Fraction("3.14159265358979323846"), Fraction("3.14159265358979323847")
-
 
 def pair(position: sp.Expr, rate: sp.Expr = w) -> sp.Matrix:
     """One pair of the code at a position, in the paper's (sin, cos) order."""
@@ -98,37 +95,6 @@ def sweep(first: int, last: int, pairs: range) -> np.ndarray:
         k = np.arange(start, min(start + 4096, last + 1), dtype=np.float64)  # (n,)
         out.append(np.sqrt((4 * np.sin(np.outer(k, rates) / 2) ** 2).sum(axis=1)))
     return np.concatenate(out)  # (last - first + 1,)
-
-
-def sin_bounds(x: Fraction, terms: int = 30) -> tuple[Fraction, Fraction]:
-    """Exact rationals lo <= sin(x) <= hi, for 0 < x < 4, from the Taylor series.
-
-    The series alternates, and for 0 < x < 4 its terms shrink from the second
-    one on, so its partial sums from the second on lie alternately above and
-    below sin(x).
-    """
-    assert 0 < x < 4 and terms >= 2
-    total, term, sums = Fraction(0), x, []
-    for n in range(terms + 1):
-        total += term if n % 2 == 0 else -term
-        sums.append(total)
-        term = term * x * x / ((2 * n + 2) * (2 * n + 3))
-    return min(sums[-1], sums[-2]), max(sums[-1], sums[-2])
-
-
-def cell(value: float, show: Show) -> tuple[str, Fraction, Fraction]:
-    """The text ``value`` shows as, and the interval of numbers that show the same."""
-    text = render(value, show, "text")
-    if "×" in text:  # 2.9 × 10⁻⁶
-        mantissa, power = text.split(" × 10")
-        exponent = int(power.translate(str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")))
-        shown = Fraction(mantissa) * Fraction(10) ** exponent
-        places = len(mantissa.partition(".")[2]) - exponent
-    else:
-        digits = text.replace(",", "")
-        shown, places = Fraction(digits), len(digits.partition(".")[2])
-    half = Fraction(1, 2) / Fraction(10) ** places
-    return text, shown - half, shown + half
 
 
 def checks(rec: Recorder) -> None:
@@ -174,15 +140,7 @@ def checks(rec: Recorder) -> None:
     # Step 4. What can be checked of the irrationality step: how close pair 0
     # comes to a full turn for k = 1 .. 10^6. First pi, enclosed exactly: sin
     # changes sign between PI_LOW and PI_HIGH, and pi is sin's only zero in (3, 4).
-    below_low, _ = sin_bounds(PI_LOW)
-    _, above_high = sin_bounds(PI_HIGH)
-    rec.band(
-        "pi lies between 3.14159265358979323846 and ...847: sin(low) > 0 > sin(high)",
-        0,
-        low=above_high,
-        high=below_low,
-        scope="exact rationals: Taylor partial sums bracket sin; pi is sin's only zero in (3, 4)",
-    )
+    enclose_pi(rec)
     # With m the multiple of 2 pi nearest to k, |k - 2 pi m| is bounded in exact
     # integers, in units of 2^-40, with 2 pi 2^40 enclosed by two integers.
     scale = 40
@@ -221,12 +179,12 @@ def checks(rec: Recorder) -> None:
     )
     rec.quantity("closest_return_offset", k_star, show=Show(), by=alone)
     gap_show = Show(sig=2)
-    text, cell_low, cell_high = cell(float((lower + upper) / 2), gap_show)
-    inside = rec.exact(
-        f"at that offset pair 0 is {text} rad from a full turn (enclosure inside the cell)",
-        min(lower - cell_low, cell_high - upper),
-        0,
-        relation=">",
+    shown = cell(float((lower + upper) / 2), gap_show)
+    inside = inside_cell(
+        rec,
+        f"at that offset pair 0 is {shown.text} rad from a full turn (enclosure inside the cell)",
+        (lower, upper),
+        shown,
         scope="exact rationals, with the enclosure of pi above",
     )
     rec.quantity("closest_return_gap", float((lower + upper) / 2), show=gap_show, by=inside)

@@ -4,7 +4,7 @@ For every offset k there is one matrix M_k, the same for every position, with
 PE(pos + k) = M_k PE(pos). M_k is block-diagonal: block i rotates pair i by the
 angle w_i k, and for the (sin, cos) order of the 2017 paper the block is
 [[cos w_i k, sin w_i k], [-sin w_i k, cos w_i k]]. The matrices form a group
-under multiplication: M_0 = I, M_j M_k = M_(j+k) and M_(-k) = M_k^T.
+under multiplication: M_0 = I, M_k M_k' = M_(k+k') and M_(-k) = M_k^T.
 
 Uses: 5.
 """
@@ -94,7 +94,7 @@ def checks(rec: Recorder) -> None:
         scope="every speed w > 0",
     )
     rec.identity(
-        "M_j M_k = M_(j+k)",
+        "M_k M_k' = M_(k+k') (in the script j stands for k')",
         block(w * j) * block(w * k) - block(w * (j + k)),
         scope="all real j, k and every speed w > 0",
     )

@@ -23,6 +23,7 @@ import sympy as sp
 
 import posenc
 from posenc.similarity import dot_profile, first_rise
+from proofs.exact import cell, inside_cell
 from proofs.kit import Check, Misreading, Recorder, Show, Witness, reduce_to_zero
 from proofs.numbers import render
 
@@ -149,14 +150,13 @@ def rounds_as_shown(
     (t - half a unit, t + half a unit), so the true value reads t too, under
     any rounding rule. With ``quantity=``, ``value`` becomes that quantity.
     """
-    text = render(value, show, "text")
-    half = Fraction(1, 2 * 10**show.decimals)
-    low, high = enclosure
-    check = rec.exact(
-        f"{claim} rounds to {text}: its enclosure lies inside {text} +- {half}",
-        min(low - (Fraction(text) - half), Fraction(text) + half - high),
-        0,
-        relation=">",
+    shown = cell(value, show)
+    half = Fraction(1, 2 * 10**show.decimals)  # the cell is shown.text +- half
+    check = inside_cell(
+        rec,
+        f"{claim} rounds to {shown.text}: its enclosure lies inside {shown.text} +- {half}",
+        enclosure,
+        shown,
         scope=scope,
     )
     if quantity is not None:
@@ -185,7 +185,7 @@ def checks(rec: Recorder) -> None:
     # so pair(p) . pair(p + k) = pair(p)^T block(w k) pair(p) = cos(w k): the
     # sine terms of the block cancel, and sin^2 + cos^2 = 1 is left.
     rec.identity(
-        "pair(p)^T R(w k) pair(p) = cos(w k), R the block of M_k",
+        "pair(p)^T B(k) pair(p) = cos(w k), B(k) = R(w k)^T the block of M_k",
         (pair(p).T * block(w * k) * pair(p))[0, 0] - sp.cos(w * k),
         scope="all real p, k and every speed w > 0",
     )

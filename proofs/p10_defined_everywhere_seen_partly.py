@@ -173,14 +173,14 @@ def checks(rec: Recorder) -> None:
     )
 
     # Step 3. Why positions past L show new angles. For a training position n and
-    # a later position pos, the two angles differ by (pos - n) w_i, and
-    #   2 pi - (pos - n) w_i = w_i (lambda_i - pos + n).
-    # For 0 <= n <= L-1 < L <= pos < lambda_i both (pos - n) w_i and the right
+    # a later position pos, the two angles differ by (pos - l) w_i, and
+    #   2 pi - (pos - l) w_i = w_i (lambda_i - pos + l).
+    # For 0 <= l <= L-1 < L <= pos < lambda_i both (pos - n) w_i and the right
     # side are positive, so the difference lies strictly between 0 and a full
     # turn: the angles are different points of the circle. With n = 0 and
     # pos = L this is the criterion: L w_i < 2 pi exactly when lambda_i > L.
     rec.identity(
-        "2 pi - (pos - n) w_i = w_i (lambda_i - pos + n)",
+        "2 pi - (pos - l) w_i = w_i (lambda_i - pos + l), l a training position",
         2 * sp.pi - (pos - n) * speed - speed * (wavelength - pos + n),
         scope="all real pos, n, integers i >= 0, even d > 0, b > 0",
     )

@@ -7,7 +7,7 @@ Then
 
     (x+p)^T A (y+q) = x^T A y + x^T A q + p^T A y + p^T A q,
 
-and the coefficient of x_a q_b in the score is A_ab: the two cross terms vanish
+and the coefficient of x_j q_j' in the score is A_jj': the two cross terms vanish
 for all inputs only when A = 0. If instead content and position are stacked,
 [x; p] and [y; q], and A = diag(A_c, A_p) is block-diagonal, the score is
 exactly x^T A_c y + p^T A_p q, with no cross terms. A general A with blocks
@@ -88,11 +88,11 @@ def additive_cases():
         x, y, p, q = (vector(name, width) for name in "xypq")
         A = matrix("A", width, width)
         four = score(x, A, y) + score(x, A, q) + score(p, A, y) + score(p, A, q)
-        yield f"n = {width}", score(x + p, A, y + q) - four
+        yield f"d = {width}", score(x + p, A, y + q) - four
 
 
 def cross_coefficient_cases():
-    """(label, d^2 score / dx_a dq_b - A) for widths 1..4, the derivative left to the kit."""
+    """(label, d^2 score / dx_j dq_j' - A) for widths 1..4, the derivative left to the kit."""
     for width in range(1, 5):
         x, y, p, q = (vector(name, width) for name in "xypq")
         A = matrix("A", width, width)
@@ -100,7 +100,7 @@ def cross_coefficient_cases():
         mixed = sp.Matrix(  # unevaluated: the kit differentiates
             [[sp.Derivative(total, x[i], q[j]) for j in range(width)] for i in range(width)]
         )
-        yield f"n = {width}", mixed - A
+        yield f"d = {width}", mixed - A
 
 
 def _blocks(mc: int, kp: int):
@@ -165,11 +165,11 @@ def checks(rec: Recorder) -> None:
     )
 
     # Step 3. The cross terms are A itself: the coefficient of x_a q_b in the
-    # score is A_ab. So "x^T A q + p^T A y = 0 for all inputs" forces A = 0,
+    # score is A_jj'. So "x^T A q + p^T A y = 0 for all inputs" forces A = 0,
     # and then the whole score is 0. Adding never keeps the parts apart. The
     # derivative is built unevaluated, so the kit computes it.
     rec.instances(
-        "d^2 score / (dx_a dq_b) = A_ab",
+        "d^2 score / (dx_j dq_j') = A_jj'",
         cross_coefficient_cases(),
         scope="widths n = 1..4, symbolic x, y, p, q and A (SymPy differentiates)",
     )
@@ -252,7 +252,7 @@ def checks(rec: Recorder) -> None:
     )
 
     # Step 8. The library: posenc.attention on X + P (P = posenc.sinusoidal)
-    # equals softmax of the four score matrices, summed; on [X | P] with
+    # equals softmax of the four score matrices, summed; on [X | PE] with
     # block-diagonal projections it equals softmax of the two diagonal terms.
     add_errors, cat_errors = [], []
     tokens, width, dk = 6, 8, 4
@@ -275,14 +275,14 @@ def checks(rec: Recorder) -> None:
         got = posenc.attention(both, wq_cat, wk_cat, wv_cat)  # (6, 4)
         cat_errors.append((got - want).ravel())
     rec.numeric(
-        "posenc.attention(X + P) uses the four-term score",
+        "posenc.attention(X + PE) uses the four-term score",
         np.concatenate(add_errors),
         tol=1e-12,
         scope="20 random X (6 x 8), Wq, Wk, Wv (8 x 4); P = posenc.sinusoidal(6, 8); "
         "float64, every output entry",
     )
     rec.numeric(
-        "posenc.attention([X | P]) with block-diagonal Wq, Wk uses content-content"
+        "posenc.attention([X | PE]) with block-diagonal Wq, Wk uses content-content"
         " + position-position only",
         np.concatenate(cat_errors),
         tol=1e-12,
@@ -300,7 +300,7 @@ def checks(rec: Recorder) -> None:
     A = mixing._WQ @ mixing._WK.T / np.sqrt(mixing._WK.shape[1])  # (4, 4)
     again = (X @ A @ X.T, X @ A @ code.T, code @ A @ X.T, code @ A @ code.T)
     drawn = rec.numeric(
-        "the figure's four panels are X A X^T, X A P^T, P A X^T and P A P^T",
+        "the figure's four panels are X A X^T, X A PE^T, PE A X^T and PE A PE^T",
         np.concatenate([(t - u).ravel() for t, u in zip(terms, again, strict=True)]),
         tol=1e-14,
         scope="the figure's five tokens, width 4, A = Wq Wk^T / 2; every entry of the "

@@ -24,6 +24,7 @@ import sympy as sp
 
 from posenc.encoding import frequencies
 from posenc.rotary import pairing_permutation, rotary, rotary_matrix
+from proofs.exact import minus, product
 from proofs.kit import Misreading, Recorder, Show, Witness, substitute
 
 NUMBER = 12
@@ -82,33 +83,6 @@ def shuffle(width: int) -> sp.Matrix:
         matrix[2 * i, i] = 1
         matrix[2 * i + 1, i + half] = 1
     return matrix
-
-
-def product(left: sp.Matrix, right: sp.Matrix) -> sp.Matrix:
-    """The matrix product written out as sums of products, left unevaluated.
-
-    SymPy multiplies by the 0s and 1s of a permutation matrix as it builds an
-    ordinary product, so an identity such as R_half = Pi^T R_int Pi would
-    cancel as written and show nothing. Written out this way, the kit has to
-    carry out every product and sum itself (``doit``), and says so.
-    """
-    return sp.Matrix(
-        left.rows,
-        right.cols,
-        lambda r, c: sp.Add(
-            *(sp.Mul(left[r, t], right[t, c], evaluate=False) for t in range(left.cols)),
-            evaluate=False,
-        ),
-    )
-
-
-def minus(left: sp.Matrix, right: sp.Matrix) -> sp.Matrix:
-    """left - right, entry by entry, without evaluating the subtraction."""
-    return sp.Matrix(
-        left.rows,
-        left.cols,
-        lambda r, c: sp.Add(left[r, c], sp.Mul(-1, right[r, c], evaluate=False), evaluate=False),
-    )
 
 
 def score(q: sp.Matrix, k: sp.Matrix, width: int, pairing: str = "interleaved") -> sp.Expr:

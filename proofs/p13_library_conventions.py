@@ -2,7 +2,7 @@
 
 Let d be the width and h = d // 2. The concatenated layout (all sines, then all
 cosines) is the interleaved layout of the 2017 paper with its columns permuted by
-the fixed permutation sigma(k) = 2k on the sine block, sigma(h + k) = 2k + 1 on
+the fixed permutation sigma(i) = 2i on the sine block, sigma(h + i) = 2i + 1 on
 the cosine block; for odd d the same rule gives the ceil(d/2)/floor(d/2) split
 of Marian. The exponent i/(h-1) (tensor2tensor, fairseq, Whisper) instead of 2i/d
 stretches the ladder so that it runs from 2*pi to exactly 2*pi*b, b the largest
@@ -27,6 +27,7 @@ import numpy as np
 import sympy as sp
 
 from posenc import conventions
+from proofs.exact import minus, product
 from proofs.kit import Misreading, Recorder, Show, Witness, substitute
 
 NUMBER = 13
@@ -61,33 +62,6 @@ def interleaved_column(j: sp.Expr, p: sp.Expr) -> sp.Expr:
     parity = sp.Mod(j, 2, evaluate=False)
     pair = sp.floor(sp.Mul(j, sp.Rational(1, 2), evaluate=False), evaluate=False)
     return (1 - parity) * sp.sin(p * w(pair)) + parity * sp.cos(p * w(pair))
-
-
-def product(left: sp.Matrix, right: sp.Matrix) -> sp.Matrix:
-    """The matrix product written out as sums of products, left unevaluated.
-
-    SymPy multiplies by the 0s and 1s of a permutation matrix as it builds an
-    ordinary product, so P^T P = I or concatenated = P interleaved would cancel
-    as written and show nothing. Written out this way, the kit has to carry out
-    every product and sum itself (``doit``), and says so.
-    """
-    return sp.Matrix(
-        left.rows,
-        right.cols,
-        lambda r, c: sp.Add(
-            *(sp.Mul(left[r, t], right[t, c], evaluate=False) for t in range(left.cols)),
-            evaluate=False,
-        ),
-    )
-
-
-def minus(left: sp.Matrix, right: sp.Matrix) -> sp.Matrix:
-    """left - right, entry by entry, without evaluating the subtraction."""
-    return sp.Matrix(
-        left.rows,
-        left.cols,
-        lambda r, c: sp.Add(left[r, c], sp.Mul(-1, right[r, c], evaluate=False), evaluate=False),
-    )
 
 
 def sigma(column: int, width: int) -> int:
@@ -176,13 +150,13 @@ def checks(rec: Recorder) -> None:
     # the cosine of pair floor((2k + 1)/2) = k. The floor and the parity are
     # evaluated by the kit, for a symbolic integer k.
     rec.identity(
-        "interleaved column sigma(k) = 2k holds sin(pos w_k), concatenated column k",
+        "interleaved column sigma(i) = 2i holds sin(pos w_i), concatenated column i",
         interleaved_column(2 * k, pos) - sp.sin(pos * w(k)),
         scope="every integer pair index k >= 0, every speed function w, real pos",
     )
     source = 2 * ((h + k) - h) + 1
     rec.identity(
-        "interleaved column sigma(h + k) = 2k + 1 holds cos(pos w_k), concatenated column h + k",
+        "interleaved column sigma(h + i) = 2i + 1 holds cos(pos w_i), concatenated column h + i",
         interleaved_column(source, pos) - sp.cos(pos * w(k)),
         scope="every integer k >= 0 and h >= 1, every speed function w, real pos",
     )
@@ -191,7 +165,7 @@ def checks(rec: Recorder) -> None:
     # concatenated row is P times the interleaved row, with P the permutation
     # matrix of sigma. Odd widths give the Marian split (one more sine).
     rec.instances(
-        "concatenated(pos) = P interleaved(pos)",
+        "concatenated(pos) = Pi interleaved(pos)",
         (
             (
                 f"d = {d}",
@@ -273,7 +247,7 @@ def checks(rec: Recorder) -> None:
     # product is checked against the same closed form, sum_t cos((pos - q) w_t)
     # (Proposition 9), which rests on sin a sin c + cos a cos c = cos(a - c).
     rec.instances(
-        "P^T P = I",
+        "Pi^T Pi = I",
         (
             (
                 f"d = {d}",
@@ -285,7 +259,7 @@ def checks(rec: Recorder) -> None:
     )
     for layout, code in (("concatenated", concatenated), ("interleaved", interleaved)):
         rec.instances(
-            f"{layout}(pos) . {layout}(q) = sum_t cos((pos - q) w_t), the same in both layouts",
+            f"{layout}(pos) . {layout}(q) = sum_i cos((pos - q) w_i), the same in both layouts",
             (
                 (f"d = {d}", (code(pos, d).T * code(q, d))[0] - closed_form(pos, q, d))
                 for d in (2, 4, 6, 8)
@@ -304,7 +278,7 @@ def checks(rec: Recorder) -> None:
     # embedding table and every weight that reads or writes the residual stream
     # are permuted with it.
     rec.instances(
-        "e + P p = P (P^T e + p)",
+        "e + Pi p = Pi (Pi^T e + p)",
         ((f"d = {d}", _ported(d)) for d in (2, 4, 6)),
         scope="widths d = 2, 4, 6; symbolic embedding e, pos and speeds; "
         "the products evaluated by the kit",

@@ -155,7 +155,14 @@ def cache_key(path: Path) -> str:
     digest = hashlib.sha256(f"format {CACHE_FORMAT}\n".encode())
     source = path.read_bytes()
     inputs = [path.name.encode(), source]
-    inputs += [(HERE / name).read_bytes() for name in ("kit.py", "numbers.py")]
+    # Every shared module a proof can import (kit, numbers, exact, ...), not the
+    # other proofs, the runner or its command line.
+    shared = sorted(
+        q
+        for q in HERE.glob("*.py")
+        if not q.match(PROOF_GLOB) and q.name not in ("runner.py", "__main__.py")
+    )
+    inputs += [q.read_bytes() for q in shared]
     if _imports_posenc(source.decode()):
         inputs += [p.read_bytes() for p in sorted((ROOT / "posenc").rglob("*.py"))]
     for blob in inputs:

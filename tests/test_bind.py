@@ -55,6 +55,8 @@ VALUES = {
         (-0.416147, Show(sig=6), "-0.416147", "-0.416147"),
         (0.9999, Show(sig=2, rounding="down"), "0.99", "0.99"),
         (3.5, Show(sig=1, unit="ulp"), "4 ulp", r"4\ \text{ulp}"),
+        (-1e6, Show(sig=1), "-10⁶", "-10^{6}"),
+        (-2e6, Show(sig=1), "-2 × 10⁶", r"-2 \times 10^{6}"),
     ],
 )
 def test_render_follows_the_rule(number, show, text, tex):
