@@ -258,6 +258,24 @@ def test_numeric_fails_on_an_empty_sample():
     assert not rec.numeric("nan", [0.0, float("nan")], tol=1.0, scope="s")
 
 
+def _result(rec: kit.Recorder, misreadings: list | None = None) -> runner.Result:
+    """A proof result holding the checks of ``rec``, as the runner would record it."""
+    return runner.Result(
+        number=1,
+        title="t",
+        slug="s",
+        file="p01_s.py",
+        sha256="0" * 64,
+        uses=[],
+        statement="",
+        checks=[c.as_dict() for c in rec.checks],
+        misreadings=misreadings or [],
+        seconds=0,
+        date="",
+        versions={},
+    )
+
+
 def test_a_definition_is_recorded_as_such_and_is_not_evidence():
     x, w = sp.symbols("x w", positive=True)
     rec = kit.Recorder()
@@ -277,20 +295,7 @@ def test_a_definition_is_recorded_as_such_and_is_not_evidence():
     )
     assert "definition, not a proof" in same.detail
     assert "doit" in evaluated.detail
-    result = runner.Result(
-        number=1,
-        title="t",
-        slug="s",
-        file="p01_s.py",
-        sha256="0" * 64,
-        uses=[],
-        statement="",
-        checks=[c.as_dict() for c in rec.checks],
-        misreadings=[],
-        seconds=0,
-        date="",
-        versions={},
-    )
+    result = _result(rec)
     assert result.kinds == ["identity"]
     assert len(result.evidence) == 2 and len(result.definitions) == 2
 
@@ -299,20 +304,7 @@ def test_a_proof_of_definitions_only_does_not_verify():
     x = sp.Symbol("x")
     rec = kit.Recorder()
     rec.identity("x = x", x - x, scope="all")
-    result = runner.Result(
-        number=1,
-        title="t",
-        slug="s",
-        file="p01_s.py",
-        sha256="0" * 64,
-        uses=[],
-        statement="",
-        checks=[c.as_dict() for c in rec.checks],
-        misreadings=[{"claim": "c", "refuted": True}],
-        seconds=0,
-        date="",
-        versions={},
-    )
+    result = _result(rec, misreadings=[{"claim": "c", "refuted": True}])
     assert not result.passed
     assert any("no checks that are evidence" in line for line in result.failures())
 
