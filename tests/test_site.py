@@ -152,7 +152,8 @@ def test_a_false_claim_fails_the_strict_build(tmp_path):
     )
     done = build(project, tmp_path / "site")
     assert done.returncode != 0
-    assert "Proposition 8 (A shift is a rotation): check failed: M_k M_k' = M_(k+k')" in done.stderr
+    failed = "Proposition 8 (A shift is a rotation): check failed: M_k M_k' = M_(k+k')"
+    assert failed in done.stderr
     assert not (tmp_path / "site" / "index.html").exists()
 
 
