@@ -21,6 +21,7 @@ Plain Python, no MkDocs: the build and the tests call these functions, and
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 import sys
@@ -355,14 +356,7 @@ def lint(
         starts.append(match.end())
 
     def line_of(offset: int) -> int:
-        low, high = 0, len(starts) - 1
-        while low < high:
-            mid = (low + high + 1) // 2
-            if starts[mid] <= offset:
-                low = mid
-            else:
-                high = mid - 1
-        return first_line + low
+        return first_line + bisect.bisect_right(starts, offset) - 1
 
     def skipped(offset: int) -> bool:
         if skip_line is None:
@@ -501,14 +495,21 @@ NOT_LINTED = ("reference/", "propositions/all.md", "bibliography.md", "exercises
 
 
 def lint_site(
-    docs: Path, root: Path, results: Mapping[int, Any], only: list[Path] | None = None
+    docs: Path,
+    root: Path,
+    results: Mapping[int, Any],
+    only: list[Path] | None = None,
+    entries: Mapping[int, Any] | None = None,
 ) -> list[Finding]:
-    """Lint every page of the site (or ``only`` these) and every misreading's 'why'."""
+    """Lint every page of the site (or ``only`` these) and every misreading's 'why'.
+
+    ``entries`` is the registry when the caller has already loaded it.
+    """
     from hooks import registry
 
     values = table(results)
     inputs = inputs_of(results)
-    entries = registry.load(docs, root)
+    entries = registry.load(docs, root) if entries is None else entries
     by_page = {e.page: e for e in entries.values()}
     findings: list[Finding] = []
     paths = sorted(docs.rglob("*.md"))
@@ -523,11 +524,8 @@ def lint_site(
         own = entry.number if entry else None
         declared = inputs.get(own, {}) if own else _page_inputs(path)
         findings += lint_page(path, docs, values=values, own=own, inputs=declared)
-    numbers = {by_page[p].number for p in by_page} if not only else set()
-    for path in paths if only else []:
-        entry = by_page.get(path.relative_to(docs).as_posix())
-        if entry is not None:
-            numbers.add(entry.number)
+    linted = [by_page.get(path.relative_to(docs).as_posix()) for path in paths]
+    numbers = {entry.number for entry in linted if entry is not None}
     for number, result in sorted(results.items()):
         if number in numbers:
             findings += lint_why(result, root, values)

@@ -103,7 +103,7 @@ def on_config(config, **_):
         raise PluginError("posenc: sources not in docs/sources.yml: " + "; ".join(unknown))
     values = bind.table(results)
     try:
-        findings = bind.lint_site(docs, ROOT, results)
+        findings = bind.lint_site(docs, ROOT, results, entries=entries)
     except bind.BindError as exc:
         raise PluginError(f"posenc: {exc}") from exc
     if findings:
