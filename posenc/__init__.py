@@ -12,6 +12,7 @@ it needs matplotlib).
 from importlib.metadata import PackageNotFoundError, version
 
 from posenc import conventions, precision
+from posenc._validate import TooLargeError
 from posenc.attention import (
     EncoderLayerParams,
     attention,
@@ -35,6 +36,7 @@ except PackageNotFoundError:  # running from a source tree that was never instal
 
 __all__ = [
     "EncoderLayerParams",
+    "TooLargeError",
     "attention",
     "causal_mask",
     "conventions",

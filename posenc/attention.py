@@ -22,6 +22,7 @@ References
 from __future__ import annotations
 
 import math
+import numbers
 import operator
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
@@ -69,7 +70,13 @@ def softmax(x: ArrayLike, axis: int = -1) -> np.ndarray:
     >>> print(softmax([1000.0, 1000.0, -np.inf]))
     [0.5 0.5 0. ]
     """
-    x = np.asarray(x, dtype=np.float64)  # (..., n, ...)
+    x = _validate.real_array("x", x)  # (..., n, ...)
+    if _validate._is_bool(axis) or not isinstance(axis, numbers.Integral):
+        raise TypeError(f"axis must be an integer, got {type(axis).__name__} {axis!r}")
+    if not -x.ndim <= axis < x.ndim:
+        raise ValueError(f"axis must be in {-x.ndim}..{x.ndim - 1} for x of shape {x.shape}")
+    if x.shape[axis] == 0:
+        raise ValueError(f"x must have at least one entry along axis {axis}, got {x.shape}")
     top = np.max(x, axis=axis, keepdims=True)  # (..., 1, ...)
     if not np.all(np.isfinite(top)):
         raise ValueError("softmax needs a finite largest entry in every slice along axis")
@@ -98,12 +105,13 @@ def causal_mask(n: int) -> np.ndarray:
      [1 1 1]]
     """
     n = _validate.integer("n", n)
+    _validate.memory(f"n={n}", 3 * n * n)  # the ones and their lower triangle
     return np.tril(np.ones((n, n), dtype=bool))  # (n, n)
 
 
 def _matrix(name: str, value: ArrayLike, rows: int | None, shape: str) -> np.ndarray:
     """``value`` as a float64 matrix with ``rows`` rows (any, if None)."""
-    array = np.asarray(value, dtype=np.float64)
+    array = _validate.real_array(name, value)
     if array.ndim != 2 or (rows is not None and array.shape[0] != rows) or 0 in array.shape:
         raise ValueError(f"{name} must have shape {shape}, got {array.shape}")
     return array
@@ -167,6 +175,9 @@ def attention(
         raise ValueError(f"Wk must have shape (d_model, d_k) = {Wq.shape}, got {Wk.shape}")
     Wv = _matrix("Wv", Wv, d_model, f"(d_model, d_v) with d_model = {d_model}")
     mask = _mask(mask, n)
+    # q, k, v; then the scores, their exponentials and weights (n, n), three at a time.
+    needed = 8 * n * (2 * Wq.shape[1] + Wv.shape[1]) + 32 * n * n
+    _validate.memory(f"X of shape {X.shape}", needed)
     q = X @ Wq  # (n, d_k)
     k = X @ Wk  # (n, d_k)
     v = X @ Wv  # (n, d_v)
@@ -258,7 +269,7 @@ def _vector(name: str, value: ArrayLike | None, size: int, fill: float) -> np.nd
     """``value`` as a float64 vector of length ``size``; ``None`` means all ``fill``."""
     if value is None:
         return np.full(size, fill)  # (size,)
-    array = np.asarray(value, dtype=np.float64)
+    array = _validate.real_array(name, value)
     if array.shape != (size,):
         raise ValueError(f"{name} must have shape ({size},), got {array.shape}")
     return array
@@ -426,6 +437,13 @@ class EncoderLayerParams:
         """
         d_model = _validate.integer("d_model", d_model, minimum=1)
         d_ff = _validate.integer("d_ff", d_ff, minimum=1)
+        seed = _validate.integer("seed", seed)
+        # Six matrices and their vectors, in float64, and one normal draw at a time.
+        entries = 4 * d_model * d_model + 2 * d_model * d_ff + d_ff + 5 * d_model
+        _validate.memory(
+            f"d_model={d_model}, d_ff={d_ff}",
+            8 * entries + 16 * max(d_model * d_model, d_model * d_ff),
+        )
         rng = np.random.default_rng(seed)
         square = [rng.normal(size=(d_model, d_model)) / math.sqrt(d_model) for _ in range(4)]
         return cls(

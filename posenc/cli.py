@@ -6,6 +6,9 @@ section 3.5, for positions 0, 1, 2 and width 4. Other formats (``csv``, ``json``
 reader's solution to an exercise of the pages (exit status 0 when it passes, 1 when
 it does not). Bad input is reported on one line of standard error,
 ``posenc: error: <message>``, with exit status 2; there is never a traceback.
+Files written with ``-o`` are written atomically and never overwritten without
+``--force`` (:mod:`posenc._output`); Ctrl-C and SIGTERM end the command with one line
+and status 130 or 143.
 
 Subcommands live in ``_COMMANDS``; each is a function that adds its parser and one
 that runs it, so later ones (``identify``, ``exercise``) slot in beside ``table``.
@@ -16,14 +19,15 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TextIO
 
 import numpy as np
 
-from posenc import _cli_identify, _validate, conventions, encoding, exercises
+from posenc import _cli_identify, _output, _validate, conventions, encoding, exercises
 
 __all__ = ["main"]
 
@@ -57,9 +61,20 @@ formats:
   npy   NumPy's binary .npy file of the table, in --dtype; written to -o FILE, or to
         standard output only when that is not a terminal (posenc table ... > t.npy)
 
+output files:
+  -o FILE is written whole or not at all: into a temporary file beside FILE, which
+  takes FILE's name only once every byte is on the disk. An existing FILE is never
+  overwritten unless --force is given; a failure (a full disk, Ctrl-C) leaves it as
+  it was. A FILE that is a device or a FIFO (/dev/stdout, a named pipe) is written
+  in place.
+
+sizes: a table (with the intermediates it needs) larger than this machine's memory
+is refused before anything is computed, with the bytes it would need.
+
 examples:
   posenc table --length 3 --width 4
   posenc table --length 1024 --width 512 --format csv -o table.csv
+  posenc table --length 1024 --width 512 --format npy -o table.npy --force
   posenc table --length 8 --width 16 --start 100000 --dtype float32 --format json
 """
 
@@ -102,13 +117,20 @@ def _add_table(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--precision", type=int, default=6, help="significant digits in text format (1..17)"
     )
-    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE, not stdout")
+    parser.add_argument(
+        "-o", "--output", metavar="FILE", help="write to FILE (atomically), not stdout"
+    )
+    parser.add_argument("-f", "--force", action="store_true", help="overwrite FILE if it exists")
     parser.set_defaults(run=_run_table)
 
 
-def _run_table(args: argparse.Namespace, stdout: TextIO) -> int:
+def _run_table(args: argparse.Namespace, stdout: TextIO | None) -> int:
     if not 1 <= args.precision <= 17:
         raise _UsageError(f"precision must be an integer from 1 to 17, got {args.precision}")
+    if args.output is not None:
+        _output.check(args.output, force=args.force)  # refuse before computing, not after
+    elif stdout is None:
+        raise _UsageError("standard output is closed: give -o FILE")
     if args.convention is None:
         args.start = 0 if args.start is None else args.start
         table = encoding.sinusoidal(
@@ -129,22 +151,26 @@ def _run_table(args: argparse.Namespace, stdout: TextIO) -> int:
         )
         if args.start is None:
             args.start = conventions.CONVENTIONS[args.convention].start
+    # The column names, then a row of cells at a time: about 160 bytes per column.
+    _validate.memory(f"width={table.shape[1]}", 160 * table.shape[1])
     names = _column_names(table.shape[1], args.convention)
     if args.fmt == "npy":
-        _write_npy(table, args.output, stdout)
+        _write_npy(table, args.output, args.force, stdout)
         return EXIT_OK
     if args.fmt == "text":
-        text = _as_text(table, args.start, args.precision, names)
+        chunks = _as_text(table, args.start, args.precision, names)
     elif args.fmt == "csv":
-        text = _as_csv(table, args.start, names)
+        chunks = _as_csv(table, args.start, names)
     else:
-        text = _as_json(table)
+        chunks = _as_json(table)
     if args.output is None:
-        stdout.write(text)
+        for chunk in chunks:
+            stdout.write(chunk)
         stdout.flush()
     else:
-        with _open(args.output, "w") as file:
-            file.write(text)
+        with _output.atomic(args.output, force=args.force) as file:
+            for chunk in chunks:
+                file.write(chunk)
     return EXIT_OK
 
 
@@ -162,6 +188,18 @@ def _column_names(width: int, convention: str | None = None) -> list[str]:
     return names
 
 
+#: Table entries formatted at a time: the text is written in pieces of about a megabyte,
+#: so a table that fits in memory never needs its text to fit too.
+_CHUNK_ENTRIES = 2**16
+
+
+def _blocks(table: np.ndarray) -> Iterator[tuple[int, np.ndarray]]:
+    """``(first row, rows)`` of the table, a few thousand entries at a time."""
+    rows = max(1, _CHUNK_ENTRIES // max(1, table.shape[1]))
+    for top in range(0, table.shape[0], rows):
+        yield top, table[top : top + rows]
+
+
 def _shortest(table: np.ndarray) -> list[list[str]]:
     """Each value as the shortest decimal that reads back to the same number."""
     if table.dtype == np.float64:
@@ -169,34 +207,50 @@ def _shortest(table: np.ndarray) -> list[list[str]]:
     return [[str(x + 0) for x in row] for row in table]  # NumPy prints float32/16 shortest
 
 
-def _as_text(table: np.ndarray, start: int, precision: int, names: list[str]) -> str:
+def _as_text(table: np.ndarray, start: int, precision: int, names: list[str]) -> Iterator[str]:
+    """The text table, in pieces: a first pass finds the column widths, a second writes."""
+
+    def cells(top: int, block: np.ndarray) -> list[list[str]]:
+        return [
+            [str(start + top + r), *(f"{x + 0.0:.{precision}g}" for x in row)]  # + 0.0: no "-0"
+            for r, row in enumerate(block.tolist())
+        ]
+
     header = ["pos", *names]
-    rows = [
-        [str(start + r), *(f"{x + 0.0:.{precision}g}" for x in row)]  # + 0.0: no "-0"
-        for r, row in enumerate(table.tolist())
-    ]
-    widths = [max(len(cell) for cell in column) for column in zip(header, *rows, strict=True)]
-    lines = [
-        "  ".join(cell.rjust(w) for cell, w in zip(line, widths, strict=True))
-        for line in (header, *rows)
-    ]
-    return "\n".join(lines) + "\n"
+    widths = [len(cell) for cell in header]
+    for top, block in _blocks(table):
+        for row in cells(top, block):
+            widths = [max(w, len(cell)) for w, cell in zip(widths, row, strict=True)]
+
+    def line(row: list[str]) -> str:
+        return "  ".join(cell.rjust(w) for cell, w in zip(row, widths, strict=True)) + "\n"
+
+    yield line(header)
+    for top, block in _blocks(table):
+        yield "".join(line(row) for row in cells(top, block))
 
 
-def _as_csv(table: np.ndarray, start: int, names: list[str]) -> str:
-    lines = [",".join(["pos", *names])]
-    lines += [",".join([str(start + r), *row]) for r, row in enumerate(_shortest(table))]
-    return "\n".join(lines) + "\n"
+def _as_csv(table: np.ndarray, start: int, names: list[str]) -> Iterator[str]:
+    yield ",".join(["pos", *names]) + "\n"
+    for top, block in _blocks(table):
+        rows = _shortest(block)
+        yield "".join(",".join([str(start + top + r), *row]) + "\n" for r, row in enumerate(rows))
 
 
-def _as_json(table: np.ndarray) -> str:
-    rows = ["  [" + ", ".join(row) + "]" for row in _shortest(table)]
-    return "[\n" + ",\n".join(rows) + "\n]\n" if rows else "[]\n"
+def _as_json(table: np.ndarray) -> Iterator[str]:
+    if not table.shape[0]:
+        yield "[]\n"
+        return
+    yield "[\n"
+    for top, block in _blocks(table):
+        rows = ["  [" + ", ".join(row) + "]" for row in _shortest(block)]
+        yield ("" if top == 0 else ",\n") + ",\n".join(rows)
+    yield "\n]\n"
 
 
-def _write_npy(table: np.ndarray, output: str | None, stdout: TextIO) -> None:
+def _write_npy(table: np.ndarray, output: str | None, force: bool, stdout: TextIO | None) -> None:
     if output is not None:
-        with _open(output, "wb") as file:
+        with _output.atomic(output, force=force, binary=True) as file:
             np.save(file, table)
         return
     if stdout.isatty():
@@ -204,15 +258,6 @@ def _write_npy(table: np.ndarray, output: str | None, stdout: TextIO) -> None:
     stdout.flush()
     np.save(stdout.buffer, table)
     stdout.buffer.flush()
-
-
-def _open(path: str, mode: str):
-    try:
-        if "b" in mode:
-            return open(path, mode)  # closed by the caller's with-block
-        return open(path, mode, encoding="utf-8", newline="\n")
-    except OSError as error:
-        raise _UsageError(f"cannot write {path!r}: {error.strerror or error}") from None
 
 
 # --------------------------------------------------------------------------------------
@@ -229,6 +274,10 @@ examples:
   posenc exercise show E1
   posenc exercise check E1 my_solution.py
   posenc exercise check E3 my_solution.py --timeout 30 --seed 7
+  posenc exercise check E1 my_solution.py --memory 4096
+
+limits of check: your solve runs with a time limit (--timeout), a CPU-time limit to
+match and a memory limit (--memory); no process it starts outlives the check
 
 exit status of check: 0 when every case passes, 1 when one does not, 2 on bad input
 """
@@ -267,6 +316,14 @@ def _add_exercise(commands: argparse._SubParsersAction) -> None:
     check.add_argument(
         "--seed", type=int, default=0, help="draws other unseen cases (an integer >= 0; default 0)"
     )
+    low, _ = exercises.checker.MEMORY_RANGE
+    check.add_argument(
+        "--memory",
+        type=int,
+        default=exercises.MEMORY,
+        metavar="MB",
+        help=f"memory your solution may use, in MB from {low} (default {exercises.MEMORY})",
+    )
     check.set_defaults(run=_run_exercise_check)
 
 
@@ -285,6 +342,7 @@ def _run_exercise_check(args: argparse.Namespace, stdout: TextIO) -> int:
     if not (math.isfinite(args.timeout) and args.timeout > 0):
         raise _UsageError(f"timeout must be a number of seconds > 0, got {args.timeout!r}")
     seed = _validate.integer("seed", args.seed)
+    timeout, memory = exercises.checker.limits(args.timeout, args.memory)
     path = Path(args.file)
     if path.is_dir():
         raise _UsageError(f"cannot read {args.file!r}: it is a directory, not a Python file")
@@ -292,7 +350,7 @@ def _run_exercise_check(args: argparse.Namespace, stdout: TextIO) -> int:
         path.read_bytes()
     except OSError as error:
         raise _UsageError(f"cannot read {args.file!r}: {error.strerror or error}") from None
-    report = exercises.check(exercise.key, path, timeout=args.timeout, seed=seed)
+    report = exercises.check(exercise.key, path, timeout=timeout, seed=seed, memory=memory)
     stdout.write(report.text)
     stdout.flush()
     return EXIT_OK if report.passed else EXIT_NOT_PASSED
@@ -343,7 +401,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     int
         0 on success; 1 when ``exercise check`` finds the solution does not pass yet, or
         ``identify`` finds no convention that explains the table; 2 on bad input (after one
-        line on standard error).
+        line on standard error); 130 after Ctrl-C and 143 after SIGTERM (one line,
+        ``posenc: interrupted`` or ``posenc: terminated``, once every ``finally`` block
+        has run: while ``main`` runs in the main thread, SIGTERM raises an exception, and
+        the previous handler is restored when it returns).
 
     Examples
     --------
@@ -353,20 +414,70 @@ def main(argv: Sequence[str] | None = None) -> int:
       1  0.841471  0.540302
     0
     """
-    stdout = sys.stdout
+    previous = _catch_sigterm()
+    try:
+        return _main(argv)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+EXIT_INTERRUPTED = 128 + signal.SIGINT  # 130, as a shell reports a process killed by Ctrl-C
+EXIT_TERMINATED = 128 + signal.SIGTERM  # 143
+
+
+class _Terminated(BaseException):
+    """SIGTERM, raised where the main thread is, so that every ``finally`` block runs.
+
+    A ``BaseException``, as ``KeyboardInterrupt`` is, so that no ``except Exception``
+    on the way swallows it (the exercise checker kills its children in ``finally``).
+    """
+
+
+def _on_sigterm(signum, frame):
+    raise _Terminated
+
+
+def _catch_sigterm():
+    """Turn SIGTERM into :class:`_Terminated`; return the handler to restore, or None.
+
+    Only the main thread may set a handler; called from another thread, ``main`` leaves
+    SIGTERM alone.
+    """
+    try:
+        return signal.signal(signal.SIGTERM, _on_sigterm)
+    except ValueError:  # not the main thread of the main interpreter
+        return None
+
+
+def _one_line(error: BaseException) -> str:
+    """The message of ``error`` on one line (a message may quote a file's contents)."""
+    return " ".join(str(error).split()) or type(error).__name__
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    stdout = sys.stdout  # None when the shell closed it (posenc ... >&-)
     try:
         args = _parser().parse_args(argv)
+        if stdout is None and getattr(args, "output", None) is None:
+            raise _UsageError("standard output is closed: there is nowhere to print")
         return args.run(args, stdout)
-    except (_UsageError, ValueError, TypeError) as error:
-        print(f"posenc: error: {error}", file=sys.stderr)
+    except (_UsageError, _output.OutputError, ValueError, TypeError) as error:
+        print(f"posenc: error: {_one_line(error)}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:  # the reader went away, as in `posenc table ... | head`
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_BROKEN_PIPE
-    except OSError as error:  # for example a full disk while writing -o FILE
-        print(f"posenc: error: {error}", file=sys.stderr)
+    except OSError as error:  # for example a full disk while writing to standard output
+        print(f"posenc: error: {_one_line(error)}", file=sys.stderr)
         return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("posenc: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except _Terminated:
+        print("posenc: terminated", file=sys.stderr)
+        return EXIT_TERMINATED
     except SystemExit as done:  # --help and --version
         if done.code is None:
             return EXIT_OK

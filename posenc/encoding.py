@@ -344,6 +344,7 @@ def frequencies(width: int, *, base: float = 10000.0) -> np.ndarray:
     """
     width = _validate.width(width)
     base = _validate.base(base)
+    _validate.memory(f"width={width}", 16 * width)  # hi, lo and the copy: d/2 each
     return _ladder(base, width)[0].copy()
 
 
@@ -374,6 +375,7 @@ def wavelengths(width: int, *, base: float = 10000.0) -> np.ndarray:
     """
     width = _validate.width(width)
     base = _validate.base(base)
+    _validate.memory(f"width={width}", 8 * width)
     result = np.empty(width // 2)  # (d/2,)
     with localcontext() as context:
         context.prec = 50
@@ -416,6 +418,15 @@ def sinusoidal(
     numpy.ndarray
         Shape ``(length, width)``; row ``r`` is position ``start + r``.
 
+    Raises
+    ------
+    TypeError, ValueError
+        For an argument of the wrong kind or out of range (the message names it).
+    posenc.TooLargeError
+        When the table and its intermediates would need more memory than the limit
+        of :func:`posenc._validate.memory_limit` (the machine's memory), before
+        anything is allocated.
+
     Notes
     -----
     Accuracy, against ``sin(pos * w)`` with the exact real ``w = base**(-2i/width)``:
@@ -435,10 +446,30 @@ def sinusoidal(
     width = _validate.width(width)
     base = _validate.base(base)
     dtype = _validate.dtype(dtype)
+    _validate.memory(f"length={length}, width={width}", peak_bytes(length, width, dtype))
     table = np.empty((length, width), dtype=dtype)  # (L, d)
     if length:
         _fill(table, start, base)
     return table
+
+
+def peak_bytes(length: int, width: int, dtype: np.dtype) -> int:
+    """Bytes :func:`sinusoidal` needs at its peak: the table and its intermediates.
+
+    The table is ``L * d`` entries. The ``K`` doublings ``cis(2**k w)`` (4 double-double
+    arrays of ``d/2``, with the temporaries of their Taylor series) cost about
+    ``85 K d`` bytes; the ``B`` offsets and ``A`` anchors, in double-double and then
+    complex, at most about ``48 (A + B) d`` (float32 finds its near-zero entries from
+    them too). The constants are rounded up from the peaks ``tracemalloc`` measured.
+    """
+    if not length:
+        return 0
+    block = _block_rows(length)  # B
+    blocks = -(-length // block)  # A
+    levels = block.bit_length() - 1 + (blocks - 1).bit_length()
+    doublings = min(54, 16 * max(1, -(-levels // 16)))  # K, as _anchor_turns asks for
+    extra = width * (86 * doublings + 48 * (block + blocks))
+    return np.dtype(dtype).itemsize * length * width + extra
 
 
 def _fill(table: np.ndarray, start: int, base: float) -> None:
@@ -717,6 +748,8 @@ def shift_matrix(k: float, width: int, base: float = 10000.0) -> np.ndarray:
     k = _validate.shift(k)
     width = _validate.width(width)
     base = _validate.base(base)
+    # The matrix, the ladder and the temporaries of the exact sines and cosines.
+    _validate.memory(f"width={width}", 8 * width * width + 112 * width)
     w_hi, w_lo = _ladder(base, width)  # (d/2,)
     sin, _, cos, _ = _cis(k, w_hi, w_lo)  # (d/2,) each
     matrix = np.zeros((width, width))  # (d, d)

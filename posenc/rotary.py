@@ -115,6 +115,7 @@ def _positions(value: object) -> np.ndarray:
         raise ValueError(
             f"positions must be a 1-D sequence of real numbers, got shape {array.shape}"
         )
+    _validate.memory(f"positions of shape {array.shape}", 8 * array.size)  # the float64 copy
     if array.dtype.kind in "iu":
         if array.size and max(-int(array.min()), int(array.max())) > _validate.MAX_POSITION:
             raise ValueError("positions must satisfy |position| <= 2**53 (exact in float64)")
@@ -141,6 +142,9 @@ def _vectors(value: object, count: int) -> tuple[np.ndarray, np.dtype]:
     width = array.shape[-1]
     if width < 2 or width % 2:
         raise ValueError(f"the last axis of x (the width d) must be even and >= 2, got {width}")
+    # The float64 copy, cos and sin (L, d/2), the products and the output: rotary's
+    # peak, measured at about 26 bytes per entry of x.
+    _validate.memory(f"x of shape {array.shape}", 32 * array.size + 112 * width)
     out = array.dtype if array.dtype.kind == "f" else np.dtype(np.float64)
     array = array.astype(np.float64, copy=False)
     if not np.all(np.isfinite(array)):
@@ -185,6 +189,7 @@ def pairing_permutation(width: int) -> np.ndarray:
     array([0, 2, 4, 1, 3, 5])
     """
     width = _validate.width(width)
+    _validate.memory(f"width={width}", 16 * width)
     half = width // 2
     perm = np.empty(width, dtype=np.intp)  # (d,)
     perm[0::2] = np.arange(half)  # interleaved 2i   <- split-half i
@@ -226,6 +231,10 @@ def rotary_angles(positions: ArrayLike, width: int, *, base: float = 10000.0) ->
     positions = _positions(positions)  # (L,)
     width = _validate.width(width)
     base = _validate.base(base)
+    # The (L, d/2) result and the temporaries of the exact product (measured: 14 L d).
+    _validate.memory(
+        f"len(positions)={positions.size}, width={width}", 16 * positions.size * width + 16 * width
+    )
     w_hi, w_lo = _ladder(base, width)  # (d/2,) each: w = w_hi + w_lo
     hi, lo = _two_prod(positions[:, None], w_hi)  # (L, d/2): pos * w_hi exactly
     return hi + (lo + positions[:, None] * w_lo)  # (L, d/2): one final rounding
@@ -367,6 +376,7 @@ def rotary_matrix(
     width = _validate.width(width)
     base = _validate.base(base)
     pairing = _pairing(pairing)
+    _validate.memory(f"width={width}", 8 * width * width + 112 * width)
     cos, sin = _cos_sin(np.array([position]), width, base)  # (1, d/2) each
     first, second = _halves(width, pairing)
     a = np.arange(width)[first]  # (d/2,): first member of each pair

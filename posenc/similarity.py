@@ -64,6 +64,7 @@ def _offsets(value: object) -> np.ndarray:
             raise ValueError(message.format(k))
         return np.array(float(k))
     array = np.asarray(value)
+    _validate.memory(f"offsets of shape {array.shape}", 40 * array.size)
     if array.size == 0:
         return np.zeros(array.shape)
     if array.dtype.kind not in "iu":
@@ -78,6 +79,7 @@ def _pairs(value: object, width: int) -> np.ndarray:
     """Return pair indices as an int array: every pair if ``None``, else each in range."""
     half = width // 2
     if value is None:
+        _validate.memory(f"width={width}", _peak(width, half))
         return np.arange(half)
     message = f"pairs must be distinct integers in 0..{half - 1} for width {width}, got {{}}"
     if isinstance(value, bool | np.bool_):
@@ -97,8 +99,16 @@ def _pairs(value: object, width: int) -> np.ndarray:
     return array
 
 
+def _peak(width: int, pairs: int) -> int:
+    """Bytes :func:`_cosines` needs: the ladder and its selected pairs (8 d each), and
+    the double-double temporaries of one pass, about 100 bytes for each of at least
+    ``_CHUNK`` elements (measured with ``tracemalloc``)."""
+    return 16 * width + 100 * max(_CHUNK, pairs)
+
+
 def _cosines(k: np.ndarray, width: int, base: float, pairs: np.ndarray, distance: bool):
     """Sum over ``pairs`` of ``cos(w_i k)``, or of ``2 - 2 cos(w_i k)``: shape of ``k``."""
+    _validate.memory(f"width={width}", _peak(width, pairs.size))
     w_hi, w_lo = _ladder(base, width)  # (d/2,) each
     w_hi, w_lo = w_hi[pairs], w_lo[pairs]  # (m,)
     flat = k.ravel()  # (n,)
@@ -200,7 +210,8 @@ def distance_profile(
     width = _validate.width(width)
     base = _validate.base(base)
     k = _offsets(offsets)
-    return np.sqrt(_cosines(k, width, base, _pairs(pairs, width), distance=True))
+    squares = _cosines(k, width, base, _pairs(pairs, width), distance=True)
+    return np.sqrt(squares, out=squares)  # in place: a 0-d array stays an array
 
 
 def first_rise(width: int, *, base: float = 10000.0) -> int:

@@ -546,6 +546,14 @@ USAGE = [
     (["exercise", "check", "E1", str(SOLUTIONS["E1"]), "--timeout", "0"], "timeout must be"),
     (["exercise", "check", "E1", str(SOLUTIONS["E1"]), "--timeout", "nan"], "timeout must be"),
     (["exercise", "check", "E1", str(SOLUTIONS["E1"]), "--seed", "-1"], "seed must be"),
+    (
+        ["exercise", "check", "E1", str(SOLUTIONS["E1"]), "--memory", "100"],
+        "memory must be a whole number of MB from 256 to 16777216, got 100",
+    ),
+    (
+        ["exercise", "check", "E1", str(SOLUTIONS["E1"]), "--memory", "lots"],
+        "argument --memory: invalid int value: 'lots'",
+    ),
     (["exercise", "check", "E1"], "the following arguments are required: FILE"),
     (["exercise", "show", "E4"], "exercise must be one of E1, E2, E3, got 'E4'"),
     (["exercise"], "the following arguments are required: ACTION"),
@@ -569,6 +577,7 @@ def test_help(capsys):
     assert main(["exercise", "check", "--help"]) == 0
     out = capsys.readouterr().out
     assert "--timeout" in out and "--seed" in out and "FILE" in out
+    assert "--memory MB" in out and "2048)" in out
 
 
 def test_real_exit_status_and_no_traceback(tmp_path):

@@ -8,11 +8,13 @@ Each exercise is a page under ``docs/exercises/`` and a module here:
   attention is from following a reordering of its input, without and with the code.
 
 ``posenc exercise check E1 my_solution.py`` calls :func:`check`, which runs the
-reader's ``solve`` in a child process under a time limit, on the worked examples of
-the page and on unseen cases from a seeded generator, and judges the answers against
-``posenc.sinusoidal``, ``posenc.shift_matrix`` and ``posenc.attention``
-(``checker``). The classic mistakes of each exercise are written out as formulas, so
-a wrong answer can be matched to the mistake that produces it.
+reader's ``solve`` in a child process with limits on time, CPU and memory, on the
+worked examples of the page and on unseen cases from a seeded generator, and judges
+the answers against ``posenc.sinusoidal``, ``posenc.shift_matrix`` and
+``posenc.attention`` (``checker``). A pass needs an answer to every case, each
+compared in this process; no process the child starts outlives the check. The
+classic mistakes of each exercise are written out as formulas, so a wrong answer can
+be matched to the mistake that produces it.
 
 References
 ----------
@@ -27,13 +29,14 @@ from pathlib import Path
 
 from posenc.exercises import checker
 from posenc.exercises._base import TOLERANCE, Case, Exercise, Mistake
-from posenc.exercises.checker import TIMEOUT, Report
+from posenc.exercises.checker import MEMORY, TIMEOUT, Report
 from posenc.exercises.e1 import E1
 from posenc.exercises.e2 import E2
 from posenc.exercises.e3 import E3
 
 __all__ = [
     "EXERCISES",
+    "MEMORY",
     "TIMEOUT",
     "TOLERANCE",
     "Case",
@@ -93,9 +96,19 @@ def show(name: str) -> str:
 
 
 def check(
-    name: str, solution: str | os.PathLike, *, timeout: float = TIMEOUT, seed: int = 0
+    name: str,
+    solution: str | os.PathLike,
+    *,
+    timeout: float = TIMEOUT,
+    seed: int = 0,
+    memory: int = MEMORY,
 ) -> Report:
     """Run a reader's ``solve`` on every case of an exercise and judge the answers.
+
+    The file runs in a child process, in a session of its own, with a time limit, a
+    CPU-time limit to match and a memory limit. The child and every process it starts
+    are stopped before this returns or raises (Ctrl-C included). A pass needs an
+    answer to every case, each compared here with the expected value.
 
     Parameters
     ----------
@@ -107,6 +120,8 @@ def check(
         Seconds allowed for loading the file and answering every case.
     seed : int, optional
         Draws the unseen cases; the worked examples are always those of the page.
+    memory : int, optional
+        MB (2**20 bytes) of address space the child may use, from 256 up.
 
     Returns
     -------
@@ -114,4 +129,5 @@ def check(
         ``passed``, and the text to show: a verdict line, one paragraph on the first
         problem, and a hint when the answers match a known mistake.
     """
-    return checker.check(exercise(name), Path(solution).resolve(), timeout=timeout, seed=seed)
+    e, path = exercise(name), Path(solution).resolve()
+    return checker.check(e, path, timeout=timeout, seed=seed, memory=memory)

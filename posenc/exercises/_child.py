@@ -1,18 +1,27 @@
-"""The child process of the checker: load the solution, call ``solve``, save the answers.
+"""The worker of the checker: load the solution, call ``solve`` on each case, send the answers.
 
-It runs as ``python -c`` (see ``checker.CHILD``) with four arguments: the exercise key,
-the seed, the solution file and an output directory. It judges nothing: the parent
-reads what it leaves behind.
+It runs as ``python -c`` (see ``_run.CHILD``), below the supervisor, with four arguments:
+the exercise key, the seed, the solution file and the number of the file descriptor it
+writes to, the channel. It computes the cases before it loads the solution, so nothing
+the solution does at import can change them, and it judges nothing. The channel carries
+one JSON line per message, in this order:
 
-- ``loaded``: the file was imported and defines a callable ``solve``;
-- ``N.json`` for case N, with ``N.npy`` when the answer is an array of numbers;
-- ``status.json``: ``{"ok": true}`` or ``{"error": {...}}``, and what was printed.
+- ``{"kind": "ready"}``: the cases are known; the solution is loaded next;
+- ``{"kind": "loaded"}`` once the file is imported and defines a callable ``solve``, or
+  ``{"kind": "error", "error": {...}}`` if it cannot be loaded;
+- for case 1, 2, ... in turn, ``{"kind": "answer", "case": N, "answer": {...}}``, then
+  the numbers as an ``.npy`` stream (format 1.0, never pickled) when the answer's
+  ``"array"`` is true; or ``{"kind": "error", "case": N, "error": {...}}`` when ``solve``
+  raised, after which no case follows;
+- ``{"kind": "end", "printed": {"chars": ..., "head": ...}}``: what the solution printed.
 
-A case with no ``N.json`` was still running when the process ended or was stopped.
+The parent (``_run``) checks the order and the size of every message and compares every
+answer itself: a message here can make a solution fail, never pass.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib.machinery
 import importlib.util
 import io
@@ -29,6 +38,9 @@ import numpy as np
 _SHORT = reprlib.Repr()
 _SHORT.maxstring = _SHORT.maxother = 60
 _SHORT.maxlist = _SHORT.maxtuple = 6
+
+_MESSAGE = 2000  # characters kept of an error message, so that every line stays small
+_CHUNK = 1 << 20  # bytes per write of an answer's numbers
 
 
 class Sink(io.TextIOBase):
@@ -48,13 +60,6 @@ class Sink(io.TextIOBase):
         return len(text)
 
 
-def dump(path: Path, data: dict) -> None:
-    """Write JSON so that a reader of ``path`` never sees half a file."""
-    part = path.with_suffix(".part")
-    part.write_text(json.dumps(data), encoding="utf-8")
-    part.replace(path)
-
-
 def _line_in(error: BaseException, solution: Path) -> dict:
     """The last line of the solution that the traceback passes through, if any."""
     frames = [
@@ -64,7 +69,7 @@ def _line_in(error: BaseException, solution: Path) -> dict:
     ]
     if not frames:
         return {}
-    return {"line": frames[-1].lineno, "code": (frames[-1].line or "").strip()}
+    return {"line": frames[-1].lineno, "code": (frames[-1].line or "").strip()[:_MESSAGE]}
 
 
 def failure(error: BaseException, solution: Path, stage: str, case: int | None) -> dict:
@@ -73,18 +78,20 @@ def failure(error: BaseException, solution: Path, stage: str, case: int | None) 
     if isinstance(error, SyntaxError) and stage == "load":
         info.update(
             kind="syntax",
-            message=error.msg,
+            message=str(error.msg)[:_MESSAGE],
             file=Path(error.filename or "").name,
             line=error.lineno,
             column=error.offset,
-            code=(error.text or "").strip(),
+            code=(error.text or "").strip()[:_MESSAGE],
         )
         return info
     if isinstance(error, SystemExit):
-        info.update(kind="exit", message=repr(error.code))
+        info.update(kind="exit", message=_SHORT.repr(error.code))
+    elif isinstance(error, MemoryError):
+        info.update(kind="memory", message="")
     else:
         try:
-            message = str(error)
+            message = str(error)[:_MESSAGE]
         except Exception:  # an exception whose __str__ fails is still an exception
             message = ""
         info.update(kind="raised", message=message)
@@ -101,7 +108,10 @@ def fresh(args: tuple) -> tuple:
 
 
 def record(value: object) -> tuple[dict, np.ndarray | None]:
-    """What solve returned: its type and a short repr, and its numbers as an array."""
+    """What solve returned: its type and a short repr, and its numbers as an array.
+
+    A ``MemoryError`` while NumPy makes the array is raised, as if solve had raised it.
+    """
     meta = {"type": type(value).__name__}
     try:
         meta["repr"] = _SHORT.repr(value)
@@ -109,60 +119,103 @@ def record(value: object) -> tuple[dict, np.ndarray | None]:
         meta["repr"] = f"<{meta['type']}>"
     try:
         array = np.asarray(value)
+    except MemoryError:
+        raise
     except Exception as error:  # ragged lists and other things NumPy cannot hold
-        meta["problem"] = f"{type(error).__name__}: {error}"
+        meta["problem"] = f"{type(error).__name__}: {error}"[:_MESSAGE]
         return meta, None
     meta["kind"] = array.dtype.kind
     if array.dtype.kind not in "biufc":
         return meta, None
     meta["array"] = True
-    return meta, np.asarray(array.real)
+    return meta, np.ascontiguousarray(array.real)
 
 
-def save(out: Path, number: int, value: object) -> None:
-    """Save :func:`record` of an answer: ``N.npy`` for the numbers, then ``N.json``."""
-    meta, array = record(value)
-    if array is not None:
-        np.save(out / f"{number}.npy", array, allow_pickle=False)
-    dump(out / f"{number}.json", meta)
+class Channel:
+    """The writing end of the pipe to the parent: JSON lines, and answers as ``.npy``."""
+
+    def __init__(self, fd: int):
+        self.fd = fd
+        os.set_inheritable(fd, False)  # a program the solution runs does not get it
+
+    def _write(self, data) -> None:
+        view = memoryview(data).cast("B")
+        while view:
+            view = view[os.write(self.fd, view[:_CHUNK]) :]
+
+    def send(self, message: dict) -> None:
+        self._write((json.dumps(message) + "\n").encode())
+
+    def answer(self, number: int, meta: dict, array: np.ndarray | None) -> None:
+        """The answer to case ``number``: its meta line, then its numbers if it has them."""
+        self.send({"kind": "answer", "case": number, "answer": meta})
+        if array is None:
+            return
+        header = io.BytesIO()
+        fields = np.lib.format.header_data_from_array_1_0(array)  # shape, dtype, order
+        np.lib.format.write_array_header_1_0(header, fields)
+        self._write(header.getvalue())
+        self._write(array.reshape(-1).view(np.uint8))  # C order, no copy
+
+
+def _load(solution: Path, channel: Channel):
+    """Import the solution and return its ``solve``, or say why not and return None."""
+    sys.path.insert(0, str(solution.parent))  # as when the reader runs the file
+    loader = importlib.machinery.SourceFileLoader("solution", str(solution))
+    spec = importlib.util.spec_from_file_location("solution", solution, loader=loader)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["solution"] = module
+    try:
+        loader.exec_module(module)
+        solve = getattr(module, "solve", None)
+    except BaseException as error:
+        channel.send({"kind": "error", "error": failure(error, solution, "load", None)})
+        return None
+    if not callable(solve):
+        kind = "no solve" if solve is None else "not callable"
+        error = {"stage": "load", "kind": kind, "type": type(solve).__name__}
+        channel.send({"kind": "error", "error": error})
+        return None
+    channel.send({"kind": "loaded"})
+    return solve
+
+
+def _work(argv: Sequence[str]) -> None:
+    from posenc.exercises import exercise  # here: the parent imports this module first
+
+    key, seed, solution, fd = argv
+    channel = Channel(int(fd))
+    calls = tuple((case.number, case.args) for case in exercise(key).cases(int(seed)))
+    solution = Path(solution).resolve()
+    sys.dont_write_bytecode = True  # leave no __pycache__ beside the reader's file
+    channel.send({"kind": "ready"})
+    sink = Sink()
+    sys.stdout = sys.stderr = sink
+    solve = _load(solution, channel)
+    if solve is not None:
+        for number, args in calls:
+            try:
+                meta, array = record(solve(*fresh(args)))
+            except BaseException as error:
+                error = failure(error, solution, "solve", number)
+                channel.send({"kind": "error", "case": number, "error": error})
+                break
+            channel.answer(number, meta, array)
+    channel.send({"kind": "end", "printed": {"chars": sink.chars, "head": sink.head}})
 
 
 def work(argv: Sequence[str]) -> None:
-    """Run the solution on every case of the exercise; never returns."""
-    from posenc.exercises import exercise  # here: the parent imports this module first
+    """Run the solution on every case of the exercise; never returns.
 
-    key, seed, solution, out = argv
-    solution, out = Path(solution).resolve(), Path(out).resolve()
-    sys.dont_write_bytecode = True  # leave no __pycache__ beside the reader's file
-    sink = Sink()
-    sys.stdout = sys.stderr = sink
-    status: dict = {}
+    A failure of the worker itself (the parent stopped reading, say) goes to the real
+    standard error, which the parent keeps the end of, and gives exit status 1.
+    """
+    status = 0
     try:
-        sys.path.insert(0, str(solution.parent))  # as when the reader runs the file
-        loader = importlib.machinery.SourceFileLoader("solution", str(solution))
-        spec = importlib.util.spec_from_file_location("solution", solution, loader=loader)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["solution"] = module
-        try:
-            loader.exec_module(module)
-        except BaseException as error:
-            status["error"] = failure(error, solution, "load", None)
-            return
-        solve = getattr(module, "solve", None)
-        if not callable(solve):
-            kind = "no solve" if solve is None else "not callable"
-            status["error"] = {"stage": "load", "kind": kind, "type": type(solve).__name__}
-            return
-        (out / "loaded").touch()
-        for case in exercise(key).cases(int(seed)):
-            try:
-                value = solve(*fresh(case.args))
-            except BaseException as error:
-                status["error"] = failure(error, solution, "solve", case.number)
-                return
-            save(out, case.number, value)
-        status["ok"] = True
+        _work(argv)
+    except BaseException:
+        status = 1
+        with contextlib.suppress(BaseException):
+            traceback.print_exc(file=sys.__stderr__)
     finally:
-        status["printed"] = {"chars": sink.chars, "head": sink.head}
-        dump(out / "status.json", status)
-        os._exit(0)  # no waiting for the solution's threads or exit handlers
+        os._exit(status)  # no waiting for the solution's threads or exit handlers

@@ -1,25 +1,29 @@
 """Mark a reader's solution: run it in a child process, judge its answers, explain.
 
-The child (``_child.work``) only calls ``solve`` and saves what it returns, under a
-time limit. The parent computes the expected answers with the library and reports the
-first problem in one paragraph: an answer of the wrong type or shape, the first wrong
-entry, an exception with the solution's own line, a timeout, or a process that ended.
-A wrong answer is then compared with the exercise's known mistakes (formulas written
-out in ``e1``, ``e2``, ``e3``); if one of them reproduces every answer the solution
-gave, its hint is shown. Nothing from the checker's own stack is ever printed.
+The child only calls ``solve`` and sends what it returns (``_run`` starts it, below a
+supervisor, with limits on time, CPU and memory, and reads its answers; ``_child`` is
+the child). The verdict is decided here, case by case: a solution passes only when
+every case has an answer, read here and compared with the expected value that the
+library computes here. A missing answer is a failure that says which case and, when it
+is known, why: an exception with the solution's own line, a timeout, running out of
+memory or CPU time, a process that ended or stopped answering, or answers that could
+not be read. Otherwise the report names the first problem in case order: an answer of
+the wrong type or shape, or the first wrong entry. A wrong answer is then compared with
+the exercise's known mistakes (formulas written out in ``e1``, ``e2``, ``e3``); if one
+of them reproduces every answer the solution gave, its hint is shown. Nothing from the
+checker's own stack is ever printed.
+
+The child is not a sandbox: it keeps mistakes and tampering from deciding a verdict or
+leaving processes behind, but a solution runs as the reader and can harm what the
+reader can.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
 import math
-import os
+import numbers
 import re
 import signal
-import subprocess
-import sys
-import tempfile
 import textwrap
 import warnings
 from dataclasses import dataclass
@@ -27,20 +31,21 @@ from pathlib import Path
 
 import numpy as np
 
+from posenc.exercises import _run
 from posenc.exercises._base import TOLERANCE, Case, Exercise, Mistake
 from posenc.exercises._child import failure, fresh, record
+from posenc.exercises._run import Answer, Run
 
 #: Default time limit, in seconds, for loading a solution and answering every case.
 TIMEOUT = 10.0
 
-_WRAP = 78  # columns of the report's paragraphs: an 80-column terminal, or a page
+#: Default memory limit of the child, in MB (2**20 bytes): its address space.
+MEMORY = 2048
 
-# The child puts the directory that holds this copy of posenc first on its path, so it
-# imports the same posenc as the parent and never a posenc.py in the current directory.
-CHILD = (
-    "import sys; sys.path[0] = sys.argv[1]; "
-    "from posenc.exercises._child import work; work(sys.argv[2:])"
-)
+#: The memory limits accepted, in MB: below the least, Python and NumPy cannot start.
+MEMORY_RANGE = (256, 2**24)
+
+_WRAP = 78  # columns of the report's paragraphs: an 80-column terminal, or a page
 
 
 @dataclass(frozen=True)
@@ -52,57 +57,19 @@ class Report:
     mistake: str | None = None
 
 
-# --------------------------------------------------------------------------------------
-# Running the child.
-
-
-def _run(e: Exercise, solution: Path, out: Path, timeout: float, seed: int):
-    """Run the child to the end or the time limit: ``(timed_out, returncode, stderr)``."""
-    root = str(Path(__file__).resolve().parents[2])  # the directory that holds posenc/
-    command = [sys.executable, "-c", CHILD, root, e.key, str(seed), str(solution), str(out)]
-    posix = os.name == "posix"
-    with open(out / "stderr.txt", "wb") as err:
-        child = subprocess.Popen(
-            command,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,  # the solution's prints are caught inside the child
-            stderr=err,
-            start_new_session=posix,  # a group of its own, so a timeout stops all of it
-        )
-        try:
-            child.wait(timeout=timeout)
-            timed_out = False
-        except subprocess.TimeoutExpired:
-            timed_out = True
-        finally:
-            if child.poll() is None:
-                if posix:
-                    with contextlib.suppress(ProcessLookupError):
-                        os.killpg(child.pid, signal.SIGKILL)
-                else:
-                    child.kill()
-                child.wait()
-    stderr = (out / "stderr.txt").read_bytes()[:4000].decode("utf-8", "replace")
-    return timed_out, child.returncode, stderr
-
-
-def _json(path: Path) -> dict | None:
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
-
-
-def _answers(out: Path, cases: list[Case]) -> dict[int, tuple[dict, np.ndarray | None]]:
-    """Case number -> (what the child saw, the answer as an array or None)."""
-    found = {}
-    for case in cases:
-        meta = _json(out / f"{case.number}.json")
-        if meta is None:
-            break
-        npy = out / f"{case.number}.npy"
-        found[case.number] = (
-            meta,
-            np.load(npy, allow_pickle=False) if meta.get("array") else None,
-        )
-    return found
+def limits(timeout: object, memory: object) -> tuple[float, int]:
+    """The time limit in seconds and the memory limit in MB, checked; or a clear error."""
+    if isinstance(timeout, bool) or not isinstance(timeout, numbers.Real):
+        raise TypeError(f"timeout must be a number of seconds > 0, got {timeout!r}")
+    if not (math.isfinite(timeout) and timeout > 0):
+        raise ValueError(f"timeout must be a number of seconds > 0, got {timeout!r}")
+    low, high = MEMORY_RANGE
+    message = f"memory must be a whole number of MB from {low} to {high}, got {memory!r}"
+    if isinstance(memory, bool) or not isinstance(memory, numbers.Integral):
+        raise TypeError(message)
+    if not low <= memory <= high:
+        raise ValueError(message)
+    return float(timeout), int(memory)
 
 
 # --------------------------------------------------------------------------------------
@@ -145,9 +112,10 @@ def _case(e: Exercise, case: Case, total: int) -> str:
 # Judging.
 
 
-def _shape_problem(e: Exercise, meta: dict, array: np.ndarray | None, shape) -> str | None:
+def _shape_problem(e: Exercise, answer: Answer, shape) -> str | None:
     """What is wrong with the type or the shape of an answer, or None."""
-    if array is None:
+    meta = answer.meta
+    if answer.shape is None:
         if meta["type"] == "NoneType":
             return (
                 f"solve returned None. It must return {e.returns}. Is the return "
@@ -164,12 +132,13 @@ def _shape_problem(e: Exercise, meta: dict, array: np.ndarray | None, shape) -> 
         return f"solve returned complex numbers. It must return {e.returns}."
     if meta.get("kind") == "b":
         return f"solve returned True/False values. It must return {e.returns}."
-    if array.shape == tuple(shape) or (array.size == 0 and math.prod(shape) == 0):
+    got = answer.shape
+    if got == tuple(shape) or (math.prod(got) == 0 and math.prod(shape) == 0):
         return None
-    text = f"solve returned an array of shape {array.shape}. It must have shape {tuple(shape)}."
-    if len(shape) == 2 and array.shape == tuple(reversed(shape)):
+    text = f"solve returned an array of shape {_trim(got)}. It must have shape {tuple(shape)}."
+    if len(shape) == 2 and got == tuple(reversed(shape)):
         text += " Rows and columns look swapped."
-    elif e.key == "E1" and array.shape == (shape[0], shape[1] // 2):
+    elif e.key == "E1" and got == (shape[0], shape[1] // 2):
         text += " That is one column per pair; a pair needs two, its sine and its cosine."
     elif e.key == "E3":
         text += " Return the two largest differences, two numbers, not the arrays."
@@ -219,22 +188,32 @@ def mistake(e: Exercise, cases: list[Case], answers: dict[int, np.ndarray]) -> M
 
 
 # --------------------------------------------------------------------------------------
-# A solution that did not answer.
+# A case without an answer.
 
 
-def _error_text(e: Exercise, name: str, error: dict, cases: list[Case]) -> str:
+def _memory_text(memory: int | None) -> str:
+    if memory is None:  # check_function: no limit but the machine's
+        return "Look for an array far larger than the answer needs."
+    return (
+        f"The checker lets it use {memory:,} MB. Look for an array far larger than the "
+        "answer needs; if it really needs more, allow more with --memory."
+    )
+
+
+def _error_text(e: Exercise, name: str, error: dict, cases: list[Case], memory) -> str:
     """One paragraph on a solution that could not load, or whose solve did not return."""
     at = ""
     if error.get("line"):
         at = f", at line {error['line']} of {name}: `{_trim(error.get('code', ''), 70)}`"
-    kind = error["kind"]
+    kind, message = error["kind"], error.get("message", "")
     if error["stage"] == "load":
         if kind == "syntax":
-            where = f"line {error['line']}"
+            where = f", at line {error['line']}" if error.get("line") else ""
             where += f", column {error['column']}" if error.get("column") else ""
+            code = f": `{_trim(error['code'], 70)}`" if error.get("code") else ""
             return (
-                f"Python cannot read {error.get('file') or name}: {error['message']}, at "
-                f"{where}: `{_trim(error['code'], 70)}`. Fix that line and check again."
+                f"Python cannot read {error.get('file') or name}: {_trim(message)}{where}"
+                f"{code}. Fix that line and check again."
             )
         if kind == "no solve":
             return (
@@ -248,65 +227,119 @@ def _error_text(e: Exercise, name: str, error: dict, cases: list[Case]) -> str:
             )
         if kind == "exit":
             return (
-                f"Loading {name} ended the program with SystemExit({error['message']}){at}. "
+                f"Loading {name} ended the program with SystemExit({_trim(message, 60)}){at}. "
                 "The checker imports your file; put the code that tries your solution "
                 'under `if __name__ == "__main__":`.'
             )
+        if kind == "memory":
+            return f"Loading {name} ran out of memory{at}. " + _memory_text(memory)
         return (
-            f"Loading {name} raised {error['type']}: {_trim(error['message'])}{at}. The "
+            f"Loading {name} raised {error['type']}: {_trim(message)}{at}. The "
             "code outside solve runs when the checker imports the file. Fix it and check "
             "again."
         )
     words = _case(e, cases[error["case"] - 1], len(cases))
     if kind == "exit":
         return (
-            f"{words}: solve ended the program with SystemExit({error['message']}){at}. "
+            f"{words}: solve ended the program with SystemExit({_trim(message, 60)}){at}. "
             "solve must return its answer; sys.exit() and exit() stop the checker instead."
         )
-    text = f"{words}: solve raised {error['type']}: {_trim(error['message'])}{at}."
+    if kind == "memory":
+        return f"{words}: solve ran out of memory (MemoryError){at}. " + _memory_text(memory)
+    text = f"{words}: solve raised {error['type']}: {_trim(message)}{at}."
     if not error.get("line") and error["type"] == "TypeError":
         text += f" The checker calls {e.signature}, with the arguments in that order."
     return text + " Fix the error and check again."
 
 
-def _ended_text(e: Exercise, name: str, run, cases: list[Case], timeout: float) -> str:
-    """One paragraph on a child that ran out of time, or ended without a word."""
-    running = next((c for c in cases if c.number not in run.answers), None)
+def _how(code: int | None) -> str:
+    """How a process ended, from its status as :mod:`subprocess` gives it."""
+    if code is None:  # the supervisor did not say
+        return "its exit status is not known"
+    if code >= 0:
+        return f"exit status {code}"
+    try:
+        return f"signal {signal.Signals(-code).name}"
+    except ValueError:
+        return f"signal {-code}"
+
+
+def _last_words(run: Run) -> str:
+    last = [line for line in run.stderr.splitlines() if line.strip()]
+    if not last:
+        return ""
+    return f" Its last words on standard error: '{_trim(last[-1], 80)}'."
+
+
+def _missing_text(e: Exercise, name: str, run: Run, cases: list[Case], allowed) -> str:
+    """One paragraph on the first case without an answer: why, when it is known."""
+    timeout, memory = allowed
+    missing = next(c for c in cases if c.number not in run.answers)
+    answered = missing.number - 1
+    if run.broken is not None:
+        where = _case(e, missing, len(cases))
+        return (
+            f"{where}: the checker could not read the answers of your solution: it "
+            f"received {_trim(run.broken, 200)}. Does your file write to file descriptors "
+            "it did not open? Only what solve returns counts."
+        )
+    if run.error is not None:
+        return _error_text(e, name, run.error, cases, memory)
+    in_case = _case(e, missing, len(cases)).replace("Case", "case", 1)
     if not run.loaded:
         doing = f"it was still loading {name} (the code outside solve)"
-    elif running is not None:
-        doing = f"it was still in {_case(e, running, len(cases)).replace('Case', 'case', 1)}"
+    elif answered:
+        doing = f"it stopped answering after case {answered}, in {in_case}"
     else:
-        doing = "it had answered every case"
+        doing = f"it was still in {in_case}"
     if run.timed_out:
         return (
             f"Your solution did not finish within {timeout:g} s: {doing}, when the checker "
             "stopped it. Look for a loop that never ends, or one that does far more work "
             "than the formula needs. If it is only slow, allow more time with --timeout."
         )
-    code = run.returncode
-    how = f"exit status {code}"
-    if code < 0:
-        try:
-            how = f"signal {signal.Signals(-code).name}"
-        except ValueError:
-            how = f"signal {-code}"
-    text = (
-        f"The process running your solution ended ({how}) before solve returned: {doing}. "
-        "Something in it ends the process, such as os._exit() or a crash in compiled "
-        "code. solve must return its answer."
+    if not run.ready:
+        text = (
+            f"The checker could not start the process that runs your solution "
+            f"({_how(run.returncode)}), before it loaded {name}.{_last_words(run)}"
+        )
+        if "memory" in run.stderr.lower():
+            text += " If it ran out of memory, allow more with --memory."
+        return text
+    if run.returncode == -signal.SIGXCPU:
+        return (
+            f"The process running your solution used up its CPU time, "
+            f"{_run.cpu_seconds(timeout)} s for a --timeout of {timeout:g} s: {doing}. Work "
+            "done in several threads counts several times. Look for a loop that never "
+            "ends, or one that does far more work than the formula needs."
+        )
+    if run.ended:  # it said it was done, with cases left: the checker's own state was changed
+        after = f" after case {answered}" if answered else ""
+        return (
+            f"Your solution stopped answering{after}, without an error: no answer came "
+            f"for {in_case}. Does your file change the checker (its cases, or the "
+            "functions it calls)? solve must only return its answer."
+        )
+    return (
+        f"The process running your solution ended ({_how(run.returncode)}) before solve "
+        f"returned: {doing}. Something in it ends the process, such as os._exit() or a "
+        f"crash in compiled code. solve must return its answer.{_last_words(run)}"
     )
-    last = [line for line in run.stderr.splitlines() if line.strip()]
-    if last:
-        text += f" Its last words on standard error: '{_trim(last[-1], 80)}'."
-    return text
 
 
-def _printed(status: dict | None) -> str | None:
-    printed = (status or {}).get("printed") or {}
-    if not printed.get("chars"):
+def _broken_text(run: Run, total: int) -> str:
+    """One paragraph on a channel that broke after the last answer was read."""
+    return (
+        f"After the answers to all {total} cases, the checker could not read the answers "
+        f"of your solution: it received {_trim(run.broken, 200)}. Does your file write to "
+        "file descriptors it did not open? Only what solve returns counts."
+    )
+
+
+def _printed(printed: dict | None) -> str | None:
+    if not (printed or {}).get("chars"):
         return None
-    lines = [line for line in printed["head"].splitlines() if line.strip()] or [""]
+    lines = [line for line in printed.get("head", "").splitlines() if line.strip()] or [""]
     return (
         f"Note: your solution printed {printed['chars']:,} characters while it was checked "
         f"(the first line: '{_trim(lines[0], 60)}'). That is fine while you work; the "
@@ -318,33 +351,23 @@ def _printed(status: dict | None) -> str | None:
 # The check.
 
 
-@dataclass(frozen=True)
-class Run:
-    """What one run of a solution left: answers by case, final status, how it ended."""
+def check(
+    e: Exercise,
+    solution: Path,
+    *,
+    timeout: float = TIMEOUT,
+    seed: int = 0,
+    memory: int = MEMORY,
+) -> Report:
+    """Run ``solution`` on every case of ``e`` and judge; see :func:`posenc.exercises.check`.
 
-    answers: dict[int, tuple[dict, np.ndarray | None]]
-    status: dict | None
-    loaded: bool
-    timed_out: bool = False
-    returncode: int = 0
-    stderr: str = ""
-
-
-def check(e: Exercise, solution: Path, *, timeout: float = TIMEOUT, seed: int = 0) -> Report:
-    """Run ``solution`` on every case of ``e`` and judge; see :func:`posenc.exercises.check`."""
+    The child and everything it starts are stopped before this returns or raises,
+    Ctrl-C (``KeyboardInterrupt``) included.
+    """
+    timeout, memory = limits(timeout, memory)
     cases = e.cases(seed)
-    with tempfile.TemporaryDirectory(prefix="posenc-exercise-") as tmp:
-        out = Path(tmp)
-        timed_out, returncode, stderr = _run(e, solution, out, timeout, seed)
-        run = Run(
-            answers=_answers(out, cases),
-            status=_json(out / "status.json"),
-            loaded=(out / "loaded").is_file(),
-            timed_out=timed_out,
-            returncode=returncode,
-            stderr=stderr,
-        )
-    return judge(e, cases, run, name=solution.name, timeout=timeout, seed=seed)
+    run = _run.run(e, cases, solution, timeout=timeout, seed=seed, memory=memory)
+    return judge(e, cases, run, name=solution.name, timeout=timeout, seed=seed, memory=memory)
 
 
 def check_function(e: Exercise, solve, *, seed: int = 0) -> Report:
@@ -356,36 +379,49 @@ def check_function(e: Exercise, solve, *, seed: int = 0) -> Report:
     """
     cases = e.cases(seed)
     source = Path(getattr(getattr(solve, "__code__", None), "co_filename", "<none>")).resolve()
-    answers, status = {}, {"ok": True}
+    run = Run(ready=True, ended=True)
     with warnings.catch_warnings(record=True):
         warnings.simplefilter("always")
         for case in cases:
             try:
-                value = solve(*fresh(case.args))
+                meta, array = record(solve(*fresh(case.args)))
             except Exception as error:
-                status = {"error": failure(error, source, "solve", case.number)}
+                run.error = failure(error, source, "solve", case.number)
                 break
-            answers[case.number] = record(value)
-    run = Run(answers=answers, status=status, loaded=True)
-    return judge(e, cases, run, name=source.name, seed=seed)
+            shape = None if array is None else array.shape
+            run.answers[case.number] = Answer(meta, shape, array)
+    return judge(e, cases, run, name=source.name, seed=seed, memory=None)
 
 
 def judge(
-    e: Exercise, cases: list[Case], run: Run, *, name: str, timeout: float = TIMEOUT, seed: int = 0
+    e: Exercise,
+    cases: list[Case],
+    run: Run,
+    *,
+    name: str,
+    timeout: float = TIMEOUT,
+    seed: int = 0,
+    memory: int | None = MEMORY,
 ) -> Report:
-    """The report on one run: the first problem in case order, with a hint if known."""
+    """The report on one run: the first problem in case order, with a hint if known.
+
+    Only the answers decide: every case needs one, compared here with the expected
+    value. What the child said about how it ended only explains a missing answer.
+    """
     problem, known, hint = None, None, None
     arrays: dict[int, np.ndarray] = {}  # the answers of the right type and shape, by case
     for case in cases:
-        if case.number not in run.answers:
+        answer = run.answers.get(case.number)
+        if answer is None:
             break
-        meta, array = run.answers[case.number]
         shape = e.shape(*case.args)
-        problem = _shape_problem(e, meta, array, shape)
+        problem = _shape_problem(e, answer, shape)
+        if problem is None and answer.array is None:  # refused, yet of the right shape
+            problem = "the checker could not read this answer."
         if problem is not None:
             problem = f"{_case(e, case, len(cases))}: {problem}"
             break
-        arrays[case.number] = array.reshape(shape).astype(np.float64)
+        arrays[case.number] = answer.array.reshape(shape).astype(np.float64)
     for case in cases:  # a wrong entry comes before any later problem
         if case.number not in arrays:
             break
@@ -394,18 +430,18 @@ def judge(
             problem = f"{_case(e, case, len(cases))}: {wrong}"
             if e.extra is not None:
                 problem += " " + e.extra(case.args, arrays[case.number])
-            for later, (_, array) in run.answers.items():  # every answer is evidence
+            for later, answer in run.answers.items():  # every answer is evidence
                 shape = e.shape(*cases[later - 1].args)
+                array = answer.array
                 if later not in arrays and array is not None and array.size == math.prod(shape):
                     arrays[later] = array.reshape(shape).astype(np.float64)
             known = mistake(e, cases, arrays)
             hint = known.hint if known is not None else e.fallback(*case.args)
             break
-    status = run.status
-    if problem is None and status is not None and status.get("error"):
-        problem = _error_text(e, name, status["error"], cases)
-    elif problem is None and (run.timed_out or status is None or not status.get("ok")):
-        problem = _ended_text(e, name, run, cases, timeout)
+    if problem is None and len(run.answers) < len(cases):
+        problem = _missing_text(e, name, run, cases, (timeout, memory))
+    elif problem is None and run.broken is not None:
+        problem = _broken_text(run, len(cases))
     title = f"{e.key}, {e.title[0].lower()}{e.title[1:]}"
     if problem is None:
         worked = sum(c.worked for c in cases)
@@ -417,7 +453,7 @@ def judge(
         parts = [f"{title}: {name} does not pass yet.", problem]
         if hint is not None:
             parts.append(f"Hint: {hint}")
-    note = _printed(status)
+    note = _printed(run.printed)
     if note is not None:
         parts.append(note)
     text = "\n\n".join(_fill(p) for p in parts)

@@ -1,0 +1,445 @@
+"""Run a solution in a child process, under limits, and read its answers as they come.
+
+:func:`run` starts the supervisor (``_supervise.py``, standard library only), which starts
+the worker (``_child.work``) in a session of its own with limits on CPU time and
+memory, and kills everything below it when the worker ends or when it is told to stop.
+Three threads here read three pipes: the worker's messages (the channel, see
+``_child``), the end of its standard error, and the supervisor's two report lines.
+
+The channel is read in order, a message at a time, with a cap on each: a JSON line of
+at most 64 KiB, an ``.npy`` header of at most 4 KiB, and numbers of at most 16 times
+the bytes of the expected answer plus 1 MiB. An answer whose header announces more is
+refused from its header alone (it is then judged by its shape) and the worker is
+stopped. Nothing from the child is unpickled or trusted: a message that is malformed,
+out of order or not numbers ends the reading, and the check fails.
+
+On every way out of :func:`run` (the answers read, the time limit, an exception,
+Ctrl-C) the supervisor is told to stop and is waited for; if it does not end within
+``GRACE`` seconds it is killed, and so is the worker's process group. This keeps
+mistakes and tampering from deciding a verdict or leaving processes behind; it is no
+sandbox: a solution runs as the reader and can, for example, kill the supervisor or
+delete files.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import dataclasses
+import json
+import math
+import os
+import select
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from posenc.exercises._base import Case, Exercise
+
+SUPERVISOR = Path(__file__).resolve().with_name("_supervise.py")
+
+# The worker puts the directory that holds this copy of posenc first on its path, so it
+# imports the same posenc as the parent and never a posenc.py in the current directory.
+CHILD = (
+    "import sys; sys.path[0] = sys.argv[1]; "
+    "from posenc.exercises._child import work; work(sys.argv[2:])"
+)
+
+GRACE = 5.0  # seconds the supervisor has to stop everything before it is killed
+KEPT_STDERR = 4000  # bytes kept of the end of the worker's standard error
+LINE_LIMIT = 1 << 16  # bytes in one message line
+HEADER_LIMIT = 1 << 12  # bytes in the header of an answer's .npy stream
+NUMBERS = "biuf"  # dtype kinds an answer's numbers may have (complex arrives as its real part)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What solve returned for one case: what the worker saw, and its numbers.
+
+    ``shape`` is None when the answer is not numbers; ``array`` is None then, and also
+    when the numbers were refused for their size (``shape`` says how many there were).
+    """
+
+    meta: dict
+    shape: tuple[int, ...] | None = None
+    array: np.ndarray | None = None
+
+
+@dataclass
+class Run:
+    """What one run of a solution left: the answers by case, and how it ended."""
+
+    answers: dict[int, Answer] = field(default_factory=dict)
+    error: dict | None = None  # what the worker said went wrong: loading, or a case
+    broken: str | None = None  # why the answers could not be read, when they could not
+    ready: bool = False  # the worker started and knew its cases
+    loaded: bool = True  # the solution was imported and has a solve
+    ended: bool = False  # the worker said it had nothing more to send
+    printed: dict | None = None
+    timed_out: bool = False
+    returncode: int | None = 0
+    stderr: str = ""
+
+
+class _Stopped(Exception):
+    """The check stopped reading."""
+
+
+class _Closed(Exception):
+    """The pipe ended: every process that could write to it has closed it."""
+
+
+class _Broken(Exception):
+    """The worker sent what the channel does not allow; the message says what."""
+
+
+class _Pipe:
+    """The reading end of a pipe, for a thread that the check can stop at any time."""
+
+    def __init__(self, fd: int):
+        self.fd, self.stop = fd, threading.Event()
+        self._poll = select.poll()
+        self._poll.register(fd, select.POLLIN)  # an end or an error is reported too
+
+    def _wait(self) -> None:
+        while not self._poll.poll(100):
+            if self.stop.is_set():
+                raise _Stopped
+        if self.stop.is_set():
+            raise _Stopped
+
+    def read(self, size: int) -> bytes:
+        self._wait()
+        return os.read(self.fd, size)
+
+    def read_into(self, view: memoryview) -> int:
+        self._wait()
+        return os.readv(self.fd, [view])
+
+
+def _text(value: object, default: str = "", limit: int = 2000) -> str:
+    return value[:limit] if isinstance(value, str) else default
+
+
+def _number(value: object) -> int | None:
+    return value if type(value) is int else None
+
+
+def _meta(raw: object) -> dict:
+    """The worker's description of an answer, keeping only fields of the right type."""
+    if not isinstance(raw, dict):
+        raise _Broken("an answer without its description")
+    meta = {"type": _text(raw.get("type"), "object", 100), "repr": _text(raw.get("repr"))}
+    if isinstance(raw.get("problem"), str):
+        meta["problem"] = _text(raw["problem"])
+    if isinstance(raw.get("kind"), str) and len(raw["kind"]) == 1:
+        meta["kind"] = raw["kind"]
+    meta["array"] = raw.get("array") is True
+    return meta
+
+
+def _error(raw: object, stage: str, case: int | None) -> dict:
+    """The worker's account of an error, keeping only fields of the right type."""
+    if not isinstance(raw, dict):
+        raise _Broken("an error report without its description")
+    error = {"stage": stage, "case": case, "kind": _text(raw.get("kind"), "raised", 20)}
+    error["type"] = _text(raw.get("type"), "Exception", 100)
+    for name in ("message", "code", "file"):
+        error[name] = _text(raw.get(name))
+    for name in ("line", "column"):
+        error[name] = _number(raw.get(name))
+    return error
+
+
+def _header(text: str) -> tuple[tuple[int, ...], bool, np.dtype]:
+    """Shape, Fortran order and dtype from the header of an ``.npy`` stream."""
+    try:
+        header = ast.literal_eval(text)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        raise _Broken("an answer whose header cannot be read") from None
+    if not isinstance(header, dict) or set(header) != {"descr", "fortran_order", "shape"}:
+        raise _Broken("an answer whose header is not that of an .npy array")
+    shape, fortran, descr = header["shape"], header["fortran_order"], header["descr"]
+    if not (
+        isinstance(shape, tuple)
+        and len(shape) <= 32
+        and all(type(n) is int and 0 <= n < 2**63 for n in shape)
+        and type(fortran) is bool
+        and isinstance(descr, str)
+    ):
+        raise _Broken("an answer whose header is not that of an .npy array")
+    try:
+        dtype = np.dtype(descr)
+    except (TypeError, ValueError):
+        raise _Broken(f"an answer of an unknown dtype {descr[:40]!r}") from None
+    if dtype.kind not in NUMBERS:
+        raise _Broken(f"an answer of dtype {descr[:40]!r}, which is not numbers")
+    return shape, fortran, dtype
+
+
+class _Channel:
+    """Reads the worker's messages in order into a :class:`Run`, with a cap on each."""
+
+    def __init__(self, fd: int, caps: list[int], finished: threading.Event):
+        self.pipe, self.caps, self.finished = _Pipe(fd), caps, finished
+        self.run, self.lock = Run(loaded=False), threading.Lock()
+        self.buffer = bytearray()
+        self.over = False  # reading has ended
+        self.stop_worker = False  # it ended on something the worker must not go on with
+
+    def __call__(self) -> None:
+        try:
+            self._read()
+        except (_Stopped, _Closed):
+            pass
+        except _Broken as why:
+            self._set(broken=str(why))
+            self.stop_worker = True
+        except Exception as error:  # whatever else the bytes provoke is their fault too
+            self._set(broken=f"bytes that raised {type(error).__name__} when read")
+            self.stop_worker = True
+        finally:
+            self.over = True
+            self.finished.set()
+
+    def snapshot(self) -> Run:
+        with self.lock:
+            return dataclasses.replace(self.run, answers=dict(self.run.answers))
+
+    def _set(self, **values) -> None:
+        with self.lock:
+            for name, value in values.items():
+                setattr(self.run, name, value)
+
+    def _exact(self, size: int) -> bytearray:
+        """The next ``size`` bytes, taken first from what a line read left over."""
+        out = bytearray(size)
+        view = memoryview(out)
+        got = min(size, len(self.buffer))
+        view[:got] = self.buffer[:got]
+        del self.buffer[:got]
+        while got < size:
+            n = self.pipe.read_into(view[got:])
+            if n == 0:
+                raise _Closed
+            got += n
+        view.release()
+        return out
+
+    def _message(self) -> dict:
+        while (end := self.buffer.find(b"\n")) < 0:
+            if len(self.buffer) > LINE_LIMIT:
+                raise _Broken(f"a message longer than {LINE_LIMIT} bytes")
+            chunk = self.pipe.read(LINE_LIMIT)
+            if not chunk:
+                raise _Closed
+            self.buffer += chunk
+        if end > LINE_LIMIT:
+            raise _Broken(f"a message longer than {LINE_LIMIT} bytes")
+        line = bytes(self.buffer[:end])
+        del self.buffer[: end + 1]
+        try:
+            message = json.loads(line)
+        except (ValueError, RecursionError):
+            raise _Broken("a message that is not JSON") from None
+        if not isinstance(message, dict) or not isinstance(message.get("kind"), str):
+            raise _Broken("a message without a kind")
+        return message
+
+    def _numbers(self, cap: int) -> tuple[tuple[int, ...], np.ndarray | None]:
+        """An ``.npy`` stream: its shape, and its numbers unless there are too many."""
+        magic = bytes(self._exact(8))
+        if magic != np.lib.format.MAGIC_PREFIX + b"\x01\x00":
+            raise _Broken("an answer that is not an .npy stream of format 1.0")
+        length = int.from_bytes(self._exact(2), "little")
+        if length > HEADER_LIMIT:
+            raise _Broken(f"an answer whose header is longer than {HEADER_LIMIT} bytes")
+        shape, fortran, dtype = _header(self._exact(length).decode("latin1"))
+        size = math.prod(shape) * dtype.itemsize
+        if size > cap:
+            return shape, None  # not read: the worker is stopped
+        data = self._exact(size)
+        array = np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C")
+        return shape, array
+
+    def _expect(self, message: dict, kind: str) -> None:
+        if message["kind"] != kind:
+            got = message["kind"][:20]
+            raise _Broken(f"a message of kind {got!r} where {kind!r} was due")
+
+    def _read(self) -> None:
+        self._expect(self._message(), "ready")
+        self._set(ready=True)
+        message = self._message()
+        if message["kind"] == "error":
+            self._set(error=_error(message.get("error"), "load", None))
+            return self._end(self._message())
+        self._expect(message, "loaded")
+        self._set(loaded=True)
+        for number, cap in enumerate(self.caps, start=1):
+            message = self._message()
+            if message["kind"] == "end":
+                return self._end(message)
+            kind, case = message["kind"], _number(message.get("case"))
+            if kind not in ("answer", "error") or case != number:
+                raise _Broken(f"a message other than the answer to case {number}")
+            if kind == "error":
+                self._set(error=_error(message.get("error"), "solve", number))
+                return self._end(self._message())
+            meta = _meta(message.get("answer"))
+            shape, array = self._numbers(cap) if meta["array"] else (None, None)
+            with self.lock:
+                self.run.answers[number] = Answer(meta, shape, array)
+            if shape is not None and array is None:
+                self.stop_worker = True  # far too large: stop it before it sends more
+                return None
+        return self._end(self._message())
+
+    def _end(self, message: dict) -> None:
+        self._expect(message, "end")
+        printed = message.get("printed")
+        if isinstance(printed, dict) and _number(printed.get("chars")) is not None:
+            printed = {"chars": max(printed["chars"], 0), "head": _text(printed.get("head"))}
+        else:
+            printed = None
+        self._set(ended=True, printed=printed)
+
+
+class _Tail:
+    """Drains a pipe, keeping only its last ``KEPT_STDERR`` bytes."""
+
+    def __init__(self, fd: int):
+        self.pipe, self.data = _Pipe(fd), b""
+
+    def __call__(self) -> None:
+        with contextlib.suppress(_Stopped, OSError):
+            while chunk := self.pipe.read(1 << 16):
+                self.data = (self.data + chunk)[-KEPT_STDERR:]
+
+
+class _Watcher:
+    """Reads the supervisor's two lines: the worker's pid, then how it all ended."""
+
+    def __init__(self, fd: int, finished: threading.Event):
+        self.pipe, self.finished = _Pipe(fd), finished
+        self.worker: int | None = None
+        self.report: dict | None = None
+        self.over = False  # the supervisor has ended (its standard output is closed)
+
+    def __call__(self) -> None:
+        buffer = b""
+        try:
+            while chunk := self.pipe.read(4096):
+                if len(buffer) < 4096:  # two short lines; more is not the supervisor's
+                    buffer += chunk
+                    *lines, buffer = buffer.split(b"\n")
+                    for line in lines:
+                        self._line(line)
+        except (_Stopped, OSError):
+            pass
+        finally:
+            self.over = True
+            self.finished.set()
+
+    def _line(self, line: bytes) -> None:
+        with contextlib.suppress(ValueError, RecursionError):
+            message = json.loads(line)
+            if isinstance(message, dict) and _number(message.get("worker")) is not None:
+                self.worker = message["worker"]
+            elif isinstance(message, dict) and "returncode" in message:
+                self.report = message
+
+
+def cpu_seconds(timeout: float) -> int:
+    """The CPU-time limit (soft; the hard one is a second more) for a time limit."""
+    return math.ceil(timeout) + 1
+
+
+def _caps(e: Exercise, cases: list[Case]) -> list[int]:
+    """The most bytes of numbers accepted for each case: 16 times the expected, plus 1 MiB."""
+    return [16 * 8 * math.prod(e.shape(*case.args)) + (1 << 20) for case in cases]
+
+
+def _wait(channel: _Channel, watcher: _Watcher, finished: threading.Event, deadline: float):
+    """Wait for the end of the answers, of the supervisor, or of the time: True on time."""
+    while True:
+        if channel.stop_worker or watcher.over or (channel.over and channel.run.ended):
+            return False
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return True
+        finished.wait(min(left, 0.25))  # short waits: Ctrl-C is seen at once
+        finished.clear()
+
+
+def _stop(supervisor: subprocess.Popen | None, watcher: _Watcher, thread: threading.Thread):
+    """Stop the supervisor and wait for it; kill it and the worker's group if it hangs."""
+    if supervisor is None:
+        return
+    if supervisor.poll() is None:
+        supervisor.send_signal(signal.SIGTERM)
+        try:
+            supervisor.wait(GRACE)
+        except subprocess.TimeoutExpired:
+            supervisor.kill()
+            supervisor.wait()
+    if thread.ident is not None:
+        thread.join(GRACE)  # its last line says whether it left nothing behind
+    if not (watcher.report or {}).get("clean") and watcher.worker is not None:
+        with contextlib.suppress(OSError):
+            os.killpg(watcher.worker, signal.SIGKILL)
+
+
+def run(e: Exercise, cases: list[Case], solution: Path, *, timeout, seed, memory) -> Run:
+    """Run ``solution`` on ``cases``: ``timeout`` seconds, ``memory`` MB, CPU to match."""
+    root = str(Path(__file__).resolve().parents[2])  # the directory that holds posenc/
+    cpu = cpu_seconds(timeout)
+    answers_r, answers_w = os.pipe()
+    errors_r, errors_w = os.pipe()
+    status_r, status_w = os.pipe()
+    finished = threading.Event()
+    channel = _Channel(answers_r, _caps(e, cases), finished)
+    tail, watcher = _Tail(errors_r), _Watcher(status_r, finished)
+    readers = (channel, tail, watcher)
+    threads = [threading.Thread(target=reader, daemon=True) for reader in readers]
+    worker = [sys.executable, "-c", CHILD, root, e.key, str(seed), str(solution)]
+    command = [sys.executable, "-I", "-S", str(SUPERVISOR), str(os.getpid()), str(cpu)]
+    command += [str(memory << 20), str(answers_w), "--", *worker, str(answers_w)]
+    supervisor, timed_out = None, False
+    try:
+        try:
+            supervisor = subprocess.Popen(
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=status_w,
+                stderr=errors_w,
+                pass_fds=(answers_w,),
+                start_new_session=True,  # Ctrl-C in a terminal reaches this process only
+            )
+        finally:
+            for fd in (answers_w, errors_w, status_w):
+                os.close(fd)  # the children hold them now: the pipes end when they do
+        deadline = time.monotonic() + timeout
+        for thread in threads:
+            thread.start()
+        timed_out = _wait(channel, watcher, finished, deadline)
+    finally:
+        _stop(supervisor, watcher, threads[2])
+        for reader, thread in zip(readers, threads, strict=True):
+            if thread.ident is not None and thread.is_alive():
+                thread.join(GRACE)  # everything that wrote is dead: the rest is quick
+                reader.pipe.stop.set()
+                thread.join(1.0)
+            if not thread.is_alive():
+                os.close(reader.pipe.fd)
+    result = channel.snapshot()
+    result.timed_out = timed_out
+    result.returncode = _number((watcher.report or {}).get("returncode"))
+    result.stderr = tail.data.decode("utf-8", "replace")
+    return result
