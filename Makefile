@@ -65,7 +65,7 @@ serve: install
 test: install chromium
 	$(PY) -m proofs
 	$(BIN)/ruff check .
-	$(BIN)/mkdocs build --strict --quiet
+	$(BIN)/mkdocs build --strict  # not --quiet: MkDocs then drops the warnings that --strict counts
 	$(PY) -m pytest
 
 lint: install

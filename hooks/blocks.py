@@ -4,6 +4,10 @@ A page marks where each generated block goes with an HTML comment
 (``<!-- posenc:checks -->`` and so on, see ``MARKERS``); ``fill`` replaces the
 markers. Every function here takes plain data (registry entries, proof results,
 the site URL) and returns a string, so tests call them without MkDocs.
+
+Text from the registry, ``docs/sources.yml`` and the proofs is plain text: it
+goes through :mod:`hooks.escape`, so a title such as ``a <b> & "c"`` shows as
+written and never becomes markup (inline ``$...$`` math still renders).
 """
 
 from __future__ import annotations
@@ -13,11 +17,19 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from hooks.bind import REF_RE
+from hooks.escape import html_text, markdown_alt, markdown_text
 from hooks.registry import Proposition, ancestors
 
 #: The markers every live proposition page must carry, in page order.
 MARKERS = ("statement", "status", "checks", "misreadings", "relations", "sources", "cite")
 MARKER_RE = re.compile(r"^[ \t]*<!-- posenc:([a-z-]+) -->[ \t]*$", re.M)
+
+
+class BlockError(ValueError):
+    """A page cannot take its generated blocks; the message names the page and why."""
+
+
 KIND_WORDS = {
     "identity": "identity: proven symbolically for all allowed values",
     "instances": "instances: proven symbolically for each member of a finite family",
@@ -52,9 +64,9 @@ def retired_notice(entry: Proposition, registry: Mapping[int, Proposition], base
     new = info.get("replaced_by")
     where = ""
     if new in registry:
-        where = f" It is replaced by [Proposition {new} ({registry[new].title})]"
+        where = f" It is replaced by [Proposition {new} ({markdown_text(registry[new].title)})]"
         where += f"({base}{registry[new].page})."
-    why = f" {info['why']}" if info.get("why") else ""
+    why = f" {markdown_text(info['why'])}" if info.get("why") else ""
     return (
         f'<span id="{entry.anchor}"></span>\n\n'
         f'!!! warning "Proposition {entry.number} is retired"\n\n'
@@ -63,14 +75,25 @@ def retired_notice(entry: Proposition, registry: Mapping[int, Proposition], base
 
 
 def numbered_title(markdown: str, entry: Proposition) -> str:
-    """The page's H1 '# Title' becomes '# Proposition N: Title'."""
-    return re.sub(
+    """The page's H1 '# Title' becomes '# Proposition N: Title'.
+
+    The H1 must repeat the registry's title, so that a page cannot show one
+    title while its citation, the graph and the corpus table show another.
+    """
+    heading = f"# Proposition {entry.number}: {markdown_text(entry.title)}"
+    numbered, found = re.subn(
         rf"^# {re.escape(entry.title)}[ \t]*$",
-        f"# Proposition {entry.number}: {entry.title}",
+        lambda _: heading,
         markdown,
         count=1,
         flags=re.M,
     )
+    if not found:
+        raise BlockError(
+            f"{entry.page}: the page's title heading must be '# {entry.title}', "
+            "the title of its front matter"
+        )
+    return numbered
 
 
 def statement_box(entry: Proposition) -> str:
@@ -78,7 +101,8 @@ def statement_box(entry: Proposition) -> str:
     body = "\n".join(f"    {line}" if line else "" for line in entry.statement.splitlines())
     return (
         f'<span id="{entry.anchor}"></span>\n\n'
-        f'!!! proposition "Proposition {entry.number} ({entry.title})"\n\n{body}\n'
+        f'!!! proposition "Proposition {entry.number} ({markdown_text(entry.title)})"\n\n'
+        f"{body}\n"
     )
 
 
@@ -91,14 +115,17 @@ def figure_alts(markdown: str, entry: Proposition) -> str:
     for figure in entry.figures:
         target = r"((?:\.\./)*figures/" + re.escape(figure.name) + r"\.svg)"
         pattern = re.compile(r"!\[[^\]]*\]\(" + target + r"\)")
-        alt = figure.alt.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
-        alt = " ".join(alt.split())
+        alt = markdown_alt(figure.alt)
         markdown = pattern.sub(lambda m, a=alt: f"![{a}]({m.group(1)})", markdown)
     return markdown
 
 
 def status_line(entry: Proposition, result: Any, state: str) -> str:
-    """The verification record: outcome, evidence, hash, versions, date, time."""
+    """The verification record: outcome, evidence, hash, versions.
+
+    No run date and no duration: they differ from run to run, and they stay in
+    the proof runner's JSON report, so that two builds write the same page.
+    """
     if result is None:
         return '!!! failure "Not verified: the proof was not run in this build."\n'
     kinds = ", ".join(result.kinds)
@@ -123,7 +150,7 @@ def status_line(entry: Proposition, result: Any, state: str) -> str:
         + (f" The proof crashed ({crashed})." if crashed else ""),
         f"    Proof file `{result.file}`, SHA-256 `{result.sha256[:16]}`; "
         f"Python {versions['python']}, SymPy {versions['sympy']}, NumPy {versions['numpy']}, "
-        f"mpmath {versions['mpmath']}; run {result.date[:10]}, {result.seconds:.1f} s.",
+        f"mpmath {versions['mpmath']}.",
     ]
     if state == "verified":
         lines.append(
@@ -141,10 +168,10 @@ def _cell(text: str) -> str:
 
 
 def checks_table(result: Any) -> str:
-    """What the proof checked: claim, evidence kind, scope, result, time."""
+    """What the proof checked: claim, evidence kind, scope, result (timings: the report)."""
     if result is None:
         return ""
-    rows = ["| Claim | Evidence | Scope | Result | Time |", "|---|---|---|---|--:|"]
+    rows = ["| Claim | Evidence | Scope | Result |", "|---|---|---|---|"]
     for check in result.checks:
         outcome = "passed" if check["passed"] else "**FAILED**"
         if check["kind"] == "definition":
@@ -153,7 +180,7 @@ def checks_table(result: Any) -> str:
             outcome = "**CRASHED**"
         rows.append(
             f"| {_cell(check['claim'])} | `{check['kind']}` | {_cell(check['scope'])} "
-            f"| {outcome}: {_cell(check['detail'])} | {check['seconds']:.2f}&nbsp;s |"
+            f"| {outcome}: {_cell(check['detail'])} |"
         )
     shown = sorted({c["kind"] for c in result.checks})
     legend = "; ".join(KIND_WORDS[k] for k in shown)
@@ -170,7 +197,7 @@ def misreadings_list(result: Any) -> str:
     items = []
     for m in result.misreadings:
         verdict = "Refuted" if m["refuted"] else "**Not refuted**"
-        why = f" {m['why']}" if m.get("why") else ""
+        why = f" {markdown_text(m['why'], keep=REF_RE)}" if m.get("why") else ""
         witness = _cell(m["counterexample"])
         items.append(f"- *“{_cell(m['claim'])}”*  \n  {verdict} ({m['kind']}): {witness}.{why}")
     return "\n".join(items) + "\n"
@@ -183,7 +210,8 @@ def relations(entry: Proposition, registry: Mapping[int, Proposition], base: str
         if not numbers:
             return "nothing"
         return ", ".join(
-            f"[Proposition {n} ({registry[n].title})]({base}{registry[n].page})" for n in numbers
+            f"[Proposition {n} ({markdown_text(registry[n].title)})]({base}{registry[n].page})"
+            for n in numbers
         )
 
     return f"**Depends on:** {names(entry.uses)}.\n\n**Used by:** {names(entry.used_by)}.\n"
@@ -191,8 +219,8 @@ def relations(entry: Proposition, registry: Mapping[int, Proposition], base: str
 
 def reference(source: Mapping[str, Any]) -> str:
     """One source, formatted: authors (year). Title. Venue. URL."""
-    s = source
-    return f"{s['authors']} ({s['year']}). *{s['title']}*. {s['venue']}. <{s['url']}>"
+    s = {k: markdown_text(v) for k, v in source.items() if k != "url"}
+    return f"{s['authors']} ({s['year']}). *{s['title']}*. {s['venue']}. <{source['url']}>"
 
 
 def sources_list(
@@ -216,7 +244,8 @@ def bibliography(
     for key in sorted(sources):
         users = cited_by.get(key, [])
         where = f"  \n  Cited by {', '.join(users)}." if users else ""
-        items.append(f'- <span id="{key}"></span>`{key}`: {reference(sources[key])}{where}')
+        anchor = html_text(key)
+        items.append(f'- <span id="{anchor}"></span>`{key}`: {reference(sources[key])}{where}')
     return "\n".join(items) + "\n"
 
 
@@ -243,7 +272,7 @@ def fill(markdown: str, blocks: Mapping[str, str]) -> str:
     def one(match: re.Match[str]) -> str:
         name = match.group(1)
         if name not in blocks:
-            raise KeyError(
+            raise BlockError(
                 f"unknown marker <!-- posenc:{name} -->; known: {', '.join(sorted(blocks))}"
             )
         return blocks[name]
@@ -258,13 +287,14 @@ def corpus_table(
     rows = ["| N | Proposition | Uses | Evidence | Status |", "|--:|---|---|---|---|"]
     for n, entry in registry.items():
         result = results.get(n)
+        title = markdown_text(entry.title)
         if entry.retired is not None:
-            rows.append(f"| {n} | [{entry.title}]({base}{entry.page}) | | | retired |")
+            rows.append(f"| {n} | [{title}]({base}{entry.page}) | | | retired |")
             continue
         uses = ", ".join(str(u) for u in entry.uses) or "none"
         kinds = ", ".join(result.kinds) if result else ""
         rows.append(
-            f"| {n} | [{entry.title}]({base}{entry.page}) | {uses} | {kinds} "
+            f"| {n} | [{title}]({base}{entry.page}) | {uses} | {kinds} "
             f"| {status(entry, results, registry)} |"
         )
     return "\n".join(rows) + "\n"

@@ -2,15 +2,79 @@
 
 Every URL is built from the one ``site_url`` of mkdocs.yml; the corpus version
 comes from pyproject.toml; the verification record comes from the proof run.
+
+The year of a citation is the year of the sources, never of the build: it
+comes from ``SOURCE_DATE_EPOCH`` (the Makefile sets it to the time of the last
+commit), else from the last commit itself, else it is 1970 (epoch 0, as in the
+Makefile). Two builds of the same sources, today or next year, cite alike.
 """
 
 from __future__ import annotations
 
+import functools
+import os
+import subprocess
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from hooks.registry import Proposition
 
 AUTHOR = "The posenc authors"
+ROOT = Path(__file__).resolve().parent.parent
+#: Used when SOURCE_DATE_EPOCH is unset and the sources are not a git checkout.
+FALLBACK_EPOCH = 0
+
+
+def source_epoch(root: Path = ROOT) -> int:
+    """Seconds since 1970 of the sources: SOURCE_DATE_EPOCH, the last commit, or 0.
+
+    A malformed SOURCE_DATE_EPOCH raises ``ValueError`` (the reproducible-builds
+    specification asks a build to stop rather than guess).
+    """
+    raw = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if raw:
+        if not (raw.isascii() and raw.isdigit()):
+            raise ValueError(
+                "SOURCE_DATE_EPOCH must be a whole number of seconds since 1970-01-01 UTC, "
+                f"got {raw!r}"
+            )
+        return int(raw)
+    return _commit_epoch(root)
+
+
+@functools.cache  # asked once per page; the last commit does not change during a build
+def _commit_epoch(root: Path) -> int:
+    """The time of the last commit, if ``root`` is the top of a git checkout; else 0."""
+    try:
+        top = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--show-toplevel"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        if top.returncode != 0 or Path(top.stdout.strip()).resolve() != root.resolve():
+            return FALLBACK_EPOCH  # not a checkout, or a copy inside someone else's
+        done = subprocess.run(
+            ["git", "-C", str(root), "log", "-1", "--format=%ct"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return FALLBACK_EPOCH  # no git
+    stamp = done.stdout.strip()
+    return int(stamp) if done.returncode == 0 and stamp.isdigit() else FALLBACK_EPOCH
+
+
+def source_date(root: Path = ROOT) -> datetime:
+    """The date of the sources (see :func:`source_epoch`), in UTC."""
+    return datetime.fromtimestamp(source_epoch(root), UTC)
+
+
+def year(root: Path = ROOT) -> str:
+    """The year a citation names: the year of the sources."""
+    return str(source_date(root).year)
 
 
 def permalink(site_url: str, entry: Proposition) -> str:
@@ -18,7 +82,11 @@ def permalink(site_url: str, entry: Proposition) -> str:
 
 
 def record(result: Any, state: str) -> str:
-    """One sentence saying what was verified, with what."""
+    """One sentence saying what was verified, with what.
+
+    No date and no duration: those are the run's, and they stay in the JSON
+    report, so that every build of the same sources writes the same sentence.
+    """
     if result is None:
         return "Not verified in this build."
     v = result.versions
@@ -28,8 +96,7 @@ def record(result: Any, state: str) -> str:
         f"{len(result.evidence)} "
         f"checks ({kinds}), {sum(m['refuted'] for m in result.misreadings)}/"
         f"{len(result.misreadings)} misreadings refuted; proof {result.file} sha256 "
-        f"{result.sha256[:16]}; Python {v['python']}, SymPy {v['sympy']}, NumPy {v['numpy']}; "
-        f"{result.date[:10]}"
+        f"{result.sha256[:16]}; Python {v['python']}, SymPy {v['sympy']}, NumPy {v['numpy']}"
     )
 
 

@@ -2,6 +2,10 @@
 
 The JSON follows docs/propositions.schema.json (published beside it on the
 site); a test validates the built file against that schema.
+
+Both files are the same bytes for every build of the same sources: they hold
+no run date and no duration (those stay in the proof runner's JSON report),
+mappings come in a fixed order, and the year is the year of the sources.
 """
 
 from __future__ import annotations
@@ -18,6 +22,19 @@ SCHEMA_URL = "propositions.schema.json"
 
 def _absolute(site_url: str, path: str) -> str:
     return site_url.rstrip("/") + "/" + path
+
+
+def _ordered(mapping: Mapping[str, Any], first: tuple[str, ...]) -> dict[str, Any]:
+    """``mapping`` with the keys of ``first`` in that order, then the others sorted.
+
+    Nested mappings are sorted by key: however a result was made (run now, read
+    from the cache), its record is written in the same order.
+    """
+    keys = [k for k in first if k in mapping] + sorted(k for k in mapping if k not in first)
+    return {
+        k: _ordered(mapping[k], ()) if isinstance(mapping[k], Mapping) else mapping[k]
+        for k in keys
+    }
 
 
 def proposition_record(
@@ -53,8 +70,9 @@ def proposition_record(
             {k: c.get(k, i + 1 if k == "number" else None) for k in fields}
             for i, c in enumerate(result.checks)
         ]
-        record["quantities"] = list(result.quantities)
-        record["inputs"] = dict(result.inputs)
+        first = ("name", "value", "exact", "show", "text", "tex", "check")
+        record["quantities"] = [_ordered(q, first) for q in result.quantities]
+        record["inputs"] = _ordered(result.inputs, ())
         record["misreadings"] = [
             {k: m[k] for k in ("claim", "refuted", "kind", "counterexample")}
             for m in result.misreadings
@@ -62,9 +80,7 @@ def proposition_record(
         record["proof"] = {
             "file": f"proofs/{result.file}",
             "sha256": result.sha256,
-            "date": result.date,
-            "seconds": result.seconds,
-            "versions": result.versions,
+            "versions": _ordered(result.versions, ()),
         }
     return record
 
@@ -100,7 +116,10 @@ def corpus_bib(
     version: str,
     year: str,
 ) -> str:
-    """Every proposition's BibTeX entry, plus one for the corpus as a whole."""
+    """Every proposition's BibTeX entry, plus one for the corpus as a whole.
+
+    Every entry names the same ``year``: the year of the sources, not of a run.
+    """
     entries = [
         "@misc{posenc:corpus,\n"
         f"  author       = {{{{{cite.AUTHOR}}}}},\n"
@@ -113,15 +132,14 @@ def corpus_bib(
         "}"
     ]
     for n, entry in registry.items():
-        result = results.get(n)
         state = blocks.status(entry, results, registry)
         entries.append(
             cite.bibtex(
                 entry,
                 site_url=site_url,
                 version=version,
-                year=result.date[:4] if result else year,
-                note=cite.record(result, state),
+                year=year,
+                note=cite.record(results.get(n), state),
             )
         )
     return "\n\n".join(entries) + "\n"

@@ -4,14 +4,18 @@ One node per proposition, in columns by depth (a proposition sits one column
 right of the deepest proposition it uses), each node a link to its page and
 coloured by status. Colours come from CSS classes, so the site's stylesheet
 can give the light and the dark theme their own palette.
+
+Titles are plain text: every one is escaped (:mod:`hooks.escape`), and
+:func:`block` wraps the SVG in a raw HTML block that Markdown leaves alone, so
+that no extension (abbreviations, emphasis) puts HTML elements inside the SVG.
 """
 
 from __future__ import annotations
 
-import html
 import textwrap
 from collections.abc import Mapping
 
+from hooks.escape import html_text, markdown_text
 from hooks.registry import Proposition
 
 NODE_W, NODE_H = 190, 52
@@ -79,7 +83,7 @@ def svg(registry: Mapping[int, Proposition], statuses: Mapping[int, str], base: 
         x, y = places[n]
         state = "retired" if entry.retired is not None else statuses.get(n, "not run")
         lines = textwrap.wrap(f"{n}. {entry.title}", 24)[:2]
-        label = html.escape(f"Proposition {n}: {entry.title} ({state})")
+        label = html_text(f"Proposition {n}: {entry.title} ({state})")
         parts.append(
             f'<a href="{base}{entry.url}" class="posenc-graph-node {STATUS_CLASS[state]}" '
             f'aria-label="{label}">'
@@ -89,8 +93,13 @@ def svg(registry: Mapping[int, Proposition], statuses: Mapping[int, str], base: 
         for i, line in enumerate(lines):
             parts.append(
                 f'<text x="{x + NODE_W / 2:g}" y="{first + i * 16:g}" text-anchor="middle">'
-                f"{html.escape(line)}</text>"
+                f"{markdown_text(line, math=False)}</text>"
             )
         parts.append("</a>")
     parts.append("</svg>")
     return "".join(parts)
+
+
+def block(registry: Mapping[int, Proposition], statuses: Mapping[int, str], base: str) -> str:
+    """The graph for a Markdown page: the SVG in a ``div`` that Markdown copies as it is."""
+    return f'<div class="posenc-graph-frame">\n{svg(registry, statuses, base)}\n</div>\n'

@@ -59,12 +59,18 @@ _STRICT_MODES = ("error", "warn", "ignore")
 
 
 class KatexError(Exception):
-    """KaTeX could not render ``tex``; ``message`` says why."""
+    """KaTeX could not render ``tex``; ``message`` says why.
+
+    :func:`render_math_in_html` sets ``position``, the offset in the page's
+    HTML of the element that holds the formula, so that the caller can say
+    which part of a page (for the printable page: which proposition) it is in.
+    """
 
     def __init__(self, tex: str, message: str) -> None:
         super().__init__(tex, message)
         self.tex = tex
         self.message = message
+        self.position: int | None = None
 
     def __str__(self) -> str:
         return f"KaTeX cannot render {self.tex!r}: {self.message}"
@@ -297,7 +303,14 @@ def render_math_in_html(page_html: str, renderer: KatexRenderer) -> str:
         tag = match["tag"]
         return f"<{tag}{match['attrs']}>{renderer.render(tex, display)}</{tag}>"
 
-    return _ARITHMATEX.sub(replace, page_html)
+    def located(match: re.Match[str]) -> str:
+        try:
+            return replace(match)
+        except KatexError as exc:
+            exc.position = match.start()
+            raise
+
+    return _ARITHMATEX.sub(located, page_html)
 
 
 # mkdocs-jupyter (nbconvert's MarkdownWithMath) leaves the math of markdown

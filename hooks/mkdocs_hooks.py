@@ -7,16 +7,17 @@ that tests call without MkDocs, so the site could move to another generator.
 
 from __future__ import annotations
 
+import html
 import logging
+import os
 import posixpath
+import re
 import sys
 import tomllib
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import yaml
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
@@ -33,6 +34,7 @@ from hooks import (  # noqa: E402
     export,
     graph,
     katex,
+    links,
     loading,
     notebooks,
     registry,
@@ -77,11 +79,20 @@ def _progress(index: int, total: int, path: Path, result: runner.Result | None) 
 
 
 def on_config(config, **_):
+    try:
+        epoch = cite.source_epoch(ROOT)
+    except ValueError as exc:
+        raise PluginError(f"posenc: {exc}") from exc
+    # MkDocs dates the sitemap by SOURCE_DATE_EPOCH, or else by the clock: give it ours.
+    if not os.environ.get("SOURCE_DATE_EPOCH", "").strip():
+        os.environ["SOURCE_DATE_EPOCH"] = str(epoch)
     docs = Path(config.docs_dir)
     try:
         entries = registry.load(docs, ROOT)
+        registry.check_pages(docs)
+        sources = registry.load_sources(docs / "sources.yml")
     except registry.RegistryError as exc:
-        raise PluginError(f"posenc registry: {exc}") from exc
+        raise PluginError(_registry_message(exc)) from None
     results = {r.number: r for r in runner.run(directory=ROOT / "proofs", progress=_progress)}
     runner.write_report(list(results.values()))
     failed = [r for r in results.values() if not r.passed]
@@ -95,7 +106,6 @@ def on_config(config, **_):
     missing = [n for n, e in entries.items() if e.retired is None and n not in results]
     if missing:
         raise PluginError(f"posenc: no proof result for proposition(s) {missing}")
-    sources = yaml.safe_load((docs / "sources.yml").read_text(encoding="utf-8"))
     unknown = sorted(
         {f"{e.page}: {k}" for e in entries.values() for k in e.sources if k not in sources}
     )
@@ -127,8 +137,31 @@ def on_config(config, **_):
     return config
 
 
+def _registry_message(exc: registry.RegistryError) -> str:
+    """One line per problem, under a line that says what they are problems of."""
+    problems = str(exc).splitlines()
+    if len(problems) == 1:
+        return f"posenc registry: {problems[0]}"
+    return f"posenc registry: {len(problems)} problems:\n  " + "\n  ".join(problems)
+
+
+def _check_figures(entries: dict[int, registry.Proposition]) -> None:
+    """Every figure a page names is a function of posenc.figures."""
+    from posenc import figures
+
+    unknown = [
+        f"{e.page}: figures: {f.name} is not a function of posenc.figures"
+        for e in entries.values()
+        for f in e.figures
+        if not callable(getattr(figures, f.name, None))
+    ]
+    if unknown:
+        raise PluginError("posenc registry: " + "; ".join(unknown))
+
+
 def on_files(files, config, **_):
     build = STATE["build"]
+    _check_figures(build.registry)
     for entry in build.registry.values():
         for figure in entry.figures:
             if files.get_file_from_path(f"figures/{figure.name}.svg") is None:
@@ -146,7 +179,7 @@ def on_files(files, config, **_):
         )
     for source, dest in katex.katex_assets(ROOT):
         files.append(File.generated(config, dest, abs_src_path=str(source)))
-    year = _year(next(iter(build.results.values()), None))
+    year = cite.year(ROOT)
     files.append(
         File.generated(
             config,
@@ -182,12 +215,6 @@ def on_files(files, config, **_):
     return files
 
 
-def _year(result: runner.Result | None) -> str:
-    if result is not None:
-        return result.date[:4]
-    return str(datetime.now(UTC).year)
-
-
 def _relative_root(src: str) -> str:
     """The relative path from a page's source file to the docs root ('' or '../')."""
     up = posixpath.relpath(".", posixpath.dirname(src) or ".")
@@ -215,7 +242,7 @@ def proposition_blocks(build: Build, entry: registry.Proposition, base: str) -> 
             entry,
             site_url=build.site_url,
             version=build.version,
-            year=_year(result),
+            year=cite.year(ROOT),
             note=cite.record(result, state),
         ),
     }
@@ -230,8 +257,14 @@ def _printable(build: Build, base: str) -> str:
         body = blocks.numbered_title(body, entry)
         body = blocks.fill(body, proposition_blocks(build, entry, base))
         body = blocks.figure_alts(bind.render(body, build.values, entry.number), entry)
-        parts.append(blocks.demote(body))
+        # Says which page the HTML after it comes from, for error messages (see on_post_page).
+        parts.append(f"<!-- {SOURCE_MARK} {entry.page} -->\n\n" + blocks.demote(body))
     return "\n\n".join(parts)
+
+
+#: The comment that opens each proposition on the printable page.
+SOURCE_MARK = "posenc-source:"
+SOURCE_MARK_RE = re.compile(rf"<!-- {SOURCE_MARK} (\S+) -->\n?")
 
 
 def common_blocks(build: Build, base: str, src: str, url_base: str) -> dict[str, str]:
@@ -247,7 +280,7 @@ def common_blocks(build: Build, base: str, src: str, url_base: str) -> dict[str,
         "corpus": blocks.corpus_table(build.registry, build.results, base),
         "version": f"This site is corpus version **{build.version}**.\n",
         "bibliography": blocks.bibliography(build.sources, cited_by),
-        "graph": graph.svg(build.registry, statuses, url_base),
+        "graph": graph.block(build.registry, statuses, url_base),
         "all": _printable(build, base) if src == PRINT_PAGE else "",
         "cli": _cli_help() if src == CLI_PAGE else "",
     }
@@ -265,19 +298,42 @@ def _cli_help() -> str:
 
 def on_page_content(html, page, **_):
     # Before Material's search plugin reads the page (on_page_context).
+    if notebooks.is_notebook(html):
+        html = notebooks.settle(html)  # the index must not depend on how the kernel flushed
     return search_index.exclude_boilerplate(html)
 
 
+def _escape_meta(page, build: Build, own: int | None) -> None:
+    """The title and description, as the templates print them: as HTML, so escaped.
+
+    Material puts ``page.meta.title`` into ``<title>`` and the header, and
+    ``page.meta.description`` into an attribute, without escaping them.
+    """
+    if isinstance(page.meta.get("description"), str):
+        description = bind.render(page.meta["description"], build.values, own, plain=True)
+        page.meta["description"] = html.escape(" ".join(description.split()), quote=True)
+    if isinstance(page.meta.get("title"), str):
+        page.meta["title"] = html.escape(page.meta["title"].strip(), quote=True)
+
+
 def on_page_markdown(markdown, page, config, files, **_):
+    try:
+        return _page_markdown(markdown, page)
+    except (blocks.BlockError, bind.BindError) as exc:
+        message = str(exc)
+        if not message.startswith(page.file.src_uri):
+            message = f"{page.file.src_uri}: {message}"
+        raise PluginError(f"posenc: {message}") from None
+
+
+def _page_markdown(markdown: str, page) -> str:
     build = STATE["build"]
     src = page.file.src_uri
     base = _relative_root(src)
     found = set(blocks.MARKER_RE.findall(markdown))
     entry = build.by_page.get(src)
     own = entry.number if entry is not None else None
-    if isinstance(page.meta.get("description"), str):
-        description = page.meta["description"]
-        page.meta["description"] = bind.render(description, build.values, own, plain=True)
+    _escape_meta(page, build, own)
     if not found:
         return bind.render(markdown, build.values, own)
     # Raw HTML links are not rewritten by MkDocs: they go from the page's URL.
@@ -301,14 +357,50 @@ def on_post_page(output, page, config, **_):
             name = page.file.src_uri.rsplit("/", 1)[-1].removesuffix(".py") + ".ipynb"
             output = notebooks.add_download_link(notebooks.clean(output), name)
             output = katex.render_notebook_math(output, build.renderer)
-        output = a11y.repair(katex.render_math_in_html(output, build.renderer))
+        before = output
+        try:
+            output = katex.render_math_in_html(output, build.renderer)
+        except katex.KatexError as exc:
+            raise PluginError(_katex_message(exc, before, page.file.src_uri, build)) from None
+        if page.file.src_uri == PRINT_PAGE:
+            output = SOURCE_MARK_RE.sub("", output)
+        output = a11y.repair(output)
         return loading.preload_math_fonts(output)
     except (katex.KatexError, notebooks.NotebookPageError) as exc:
-        raise PluginError(f"{page.file.src_uri}: {exc}") from exc
+        raise PluginError(f"{page.file.src_uri}: {exc}") from None
+
+
+def _katex_message(exc: katex.KatexError, page_html: str, src: str, build: Build) -> str:
+    """'page:line: KaTeX cannot render ...', naming the page the formula was written on.
+
+    On the printable page, that is the proposition whose part holds the
+    formula; the line is the first line of that page's source with the formula
+    on it (none when the formula was generated, say from a quantity).
+    """
+    origin, note = src, ""
+    if src == PRINT_PAGE and exc.position is not None:
+        marks = list(SOURCE_MARK_RE.finditer(page_html, 0, exc.position))
+        if marks:
+            origin, note = marks[-1].group(1), f" (on the printable page {PRINT_PAGE})"
+    line = _line_of(Path(build.docs) / origin, exc.tex)
+    return f"{origin}{f':{line}' if line else ''}: {exc}{note}"
+
+
+def _line_of(path: Path, tex: str) -> int | None:
+    """The first line of ``path`` holding the first line of ``tex``."""
+    first = tex.strip().splitlines()[0].strip() if tex.strip() else ""
+    if not first or not path.is_file():
+        return None
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if first in line:
+            return number
+    return None
 
 
 def on_post_build(config, **_):
     _close()
+    for broken in links.check_site(Path(config.site_dir), config.site_url):
+        log.warning(f"posenc: {broken}")
 
 
 def on_build_error(error, **_):

@@ -7,6 +7,11 @@ and JupyterLab's stylesheets, inline: about 590 kB of CSS on every notebook
 page, which made the page slow to style and lay out. None of it is wanted: math
 is rendered by KaTeX at build time, nothing may be fetched at read time, and a
 few rules in ``posenc.css`` style the cells.
+
+Two things on an executed notebook page change from run to run, and are made
+fixed here (:func:`settle`): nbformat gives each cell a random id, and the
+kernel sends what a cell prints in as many pieces as it happened to flush, each
+becoming an output block of its own.
 """
 
 from __future__ import annotations
@@ -43,6 +48,20 @@ _SVG_IMG = re.compile(
 )
 _SVG_TITLE = re.compile(r"<svg[^>]*>\s*<title>(.*?)</title>", re.S)
 _TITLE_END = re.compile(r"</h1>")
+# The random id nbformat gives a cell, as nbconvert writes it.
+_CELL_ID = re.compile(r' id="cell-id=[^"]*"')
+# One output block of printed text (stdout, or text/plain display data; an
+# execute result's block carries a class of its own and is left alone). Its
+# text is escaped, so it cannot hold "</pre>": the match stops at the first one.
+_TEXT_OUTPUT = (
+    r'<div class="jp-OutputArea-child">\s*'
+    r'<div class="jp-OutputPrompt jp-OutputArea-prompt"></div>\s*'
+    r'<div class="jp-RenderedText jp-OutputArea-output" data-mime-type="text/plain"[^>]*>\s*'
+    r"<pre>(?P<{name}>(?:(?!</pre>).)*)</pre>\s*</div>\s*</div>"
+)
+_TWO_TEXT_OUTPUTS = re.compile(
+    "(?P<first>" + _TEXT_OUTPUT.format(name="a") + r")\s*" + _TEXT_OUTPUT.format(name="b"), re.S
+)
 
 
 class NotebookPageError(ValueError):
@@ -79,12 +98,40 @@ def clean(page_html: str) -> str:
             f"<code>{body}</code></pre></div>"
         )
 
-    page_html = _CODE.sub(code_block, page_html)
+    page_html = _CODE.sub(code_block, settle(page_html))
     # Heading anchors look and behave like the theme's own.
     page_html = page_html.replace(
         '<a class="anchor-link" ', '<a class="headerlink" title="Permanent link" '
     )
     return _SVG_IMG.sub(_figure_with_alt, page_html)
+
+
+def settle(page_html: str) -> str:
+    """A notebook page without what varies between two runs of the same notebook.
+
+    Cells get ids numbered in order (``nb-cell-1``, ...) instead of nbformat's
+    random ones, and consecutive blocks of printed text in one cell become one
+    block, as if the kernel had sent it all at once. Applying it twice changes
+    nothing.
+    """
+    number = 0
+
+    def cell_id(_: re.Match[str]) -> str:
+        nonlocal number
+        number += 1
+        return f' id="nb-cell-{number}"'
+
+    page_html = _CELL_ID.sub(cell_id, page_html)
+
+    def join(match: re.Match[str]) -> str:
+        # The first block, with the second one's text appended to its own.
+        first, cut = match.group("first"), match.end("a") - match.start()
+        return first[:cut] + match.group("b") + first[cut:]
+
+    merged = 1
+    while merged:  # each pass joins pairs; a run of n blocks needs about log2(n) passes
+        page_html, merged = _TWO_TEXT_OUTPUTS.subn(join, page_html)
+    return page_html
 
 
 def _figure_with_alt(match: re.Match[str]) -> str:

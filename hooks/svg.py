@@ -7,6 +7,8 @@ date is left out, so the same figure gives the same bytes on every build.
 
 from __future__ import annotations
 
+import html
+
 
 def figure_svg(name: str) -> str:
     """The SVG of ``posenc.figures.<name>()``."""
@@ -22,8 +24,11 @@ def redirect_page(target: str, title: str) -> str:
     """A static page that sends the reader to ``target`` (a relative URL).
 
     No JavaScript: a meta refresh, a canonical link for search engines, and a
-    visible link for anyone whose browser does not follow the refresh.
+    visible link for anyone whose browser does not follow the refresh. The
+    title is plain text and the target a URL: both are escaped, so a title with
+    ``<``, ``&`` or a quote cannot break the tags or add markup.
     """
+    title, target = html.escape(title, quote=True), html.escape(target, quote=True)
     return (
         "<!doctype html>\n"
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'

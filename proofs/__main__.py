@@ -74,10 +74,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-cache",
         action="store_true",
-        help="re-run even when a cached result matches (and update the cache)",
+        help="re-run even when a cached result matches (and update the cache: "
+        f"${runner.CACHE_ENV} or .cache/proofs)",
     )
     parser.add_argument(
-        "--report", type=Path, default=runner.DEFAULT_REPORT, help="where to write the JSON report"
+        "--report",
+        type=Path,
+        default=runner.DEFAULT_REPORT,
+        help="where to write the JSON report (the one record of each run's date and time)",
     )
     parser.add_argument(
         "--dir", type=Path, default=runner.HERE, help="directory holding the proof files"
@@ -99,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
             args.numbers or None,
             directory=args.dir,
             # A directory other than proofs/ (a scratch copy) gets no cache.
-            cache_dir=runner.DEFAULT_CACHE if args.dir.resolve() == runner.HERE else None,
+            cache_dir=runner.cache_directory() if args.dir.resolve() == runner.HERE else None,
             refresh=args.no_cache,
             progress=None if args.quiet else _progress(sys.stderr),
             timeout=args.timeout,

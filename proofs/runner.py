@@ -3,7 +3,14 @@
 A result is cached under a key made of the proof file, the checking kit, the
 ``posenc`` sources (when the proof imports ``posenc``) and the versions of
 Python, SymPy, NumPy and mpmath, so a rebuild re-runs exactly the proofs whose
-inputs changed.
+inputs changed. The cache lives in ``.cache/proofs`` of the checkout, or in
+the directory named by ``POSENC_PROOF_CACHE``.
+
+A result records when it ran and how long it took (``date``, ``seconds``).
+Those two belong to the JSON report (``build/proofs-report.json``) and to the
+terminal, never to the site: a fresh result and a cached one, or two fresh
+ones, differ only there. Everything else a result holds is put in one order
+(mappings by key), so that fresh and cached results serialise alike.
 """
 
 from __future__ import annotations
@@ -25,7 +32,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from proofs.kit import KINDS, NAME_RE, Check, Recorder, Refutation, refute
 
@@ -33,6 +40,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 PROOF_GLOB = "p[0-9][0-9]_*.py"
 DEFAULT_CACHE = ROOT / ".cache" / "proofs"
+#: Names another cache directory (for a build that must not see earlier results).
+CACHE_ENV = "POSENC_PROOF_CACHE"
 DEFAULT_REPORT = ROOT / "build" / "proofs-report.json"
 #: Seconds one proof may take before it is stopped (``POSENC_PROOF_TIMEOUT`` overrides).
 DEFAULT_TIMEOUT = 600.0
@@ -42,7 +51,11 @@ CACHE_FORMAT = 2
 
 @dataclass
 class Result:
-    """Everything one run of one proof established, as recorded in the report."""
+    """Everything one run of one proof established, as recorded in the report.
+
+    ``date`` and ``seconds`` say when the proof ran and for how long: they go
+    into the JSON report, not into the site. Every mapping is kept in key order.
+    """
 
     number: int
     title: str
@@ -60,6 +73,15 @@ class Result:
     quantities: list[dict[str, Any]] = field(default_factory=list)
     inputs: dict[str, Any] = field(default_factory=dict)
     cached: bool = field(default=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # A fresh result keeps the order in which things were recorded, a cached
+        # one the order of its JSON file: one canonical order makes them alike.
+        self.checks = _canonical(self.checks)
+        self.misreadings = _canonical(self.misreadings)
+        self.quantities = _canonical(self.quantities)
+        self.inputs = _canonical(self.inputs)
+        self.versions = _canonical(self.versions)
 
     @property
     def evidence(self) -> list[dict[str, Any]]:
@@ -113,6 +135,15 @@ class Result:
         return data
 
 
+def _canonical(value: Any) -> Any:
+    """``value`` with every mapping in it sorted by key (lists keep their order)."""
+    if isinstance(value, dict):
+        return {key: _canonical(value[key]) for key in sorted(value)}
+    if isinstance(value, list):
+        return [_canonical(item) for item in value]
+    return value
+
+
 def discover(directory: Path = HERE) -> list[Path]:
     """Proof files in ``directory``, in order of their number."""
     return sorted(Path(directory).glob(PROOF_GLOB))
@@ -127,16 +158,23 @@ def slug_of(path: Path) -> str:
 
 
 def versions() -> dict[str, str]:
+    """The versions a result depends on, in key order (the cache stores them so)."""
     import mpmath
     import numpy
     import sympy
 
     return {
+        "mpmath": mpmath.__version__,
+        "numpy": numpy.__version__,
         "python": platform.python_version(),
         "sympy": sympy.__version__,
-        "numpy": numpy.__version__,
-        "mpmath": mpmath.__version__,
     }
+
+
+def cache_directory() -> Path:
+    """Where results are cached: ``$POSENC_PROOF_CACHE`` if set, else ``.cache/proofs``."""
+    named = os.environ.get(CACHE_ENV, "")
+    return Path(named).resolve() if named else DEFAULT_CACHE
 
 
 def _imports_posenc(source: str) -> bool:
@@ -384,9 +422,28 @@ def _cached(path: Path, cache_dir: Path) -> Result | None:
 
 
 def _store(path: Path, result: Result, cache_dir: Path) -> None:
-    cache_dir.mkdir(parents=True, exist_ok=True)
     payload = {"key": cache_key(path), "result": {**result.as_dict(), "cached": False}}
-    (cache_dir / f"{path.stem}.json").write_text(json.dumps(payload, indent=1, sort_keys=True))
+    _write_atomically(
+        cache_dir / f"{path.stem}.json", json.dumps(payload, indent=1, sort_keys=True)
+    )
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``.
+
+    A reader (another build, a crash halfway) sees the old file or the new one,
+    never half of one.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # Not tempfile.mkstemp: its files are private (0600); this one takes the umask.
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    try:
+        with open(temporary, "x", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
 
 
 Progress = Callable[[int, int, Path, Result | None], None]
@@ -396,7 +453,7 @@ def run(
     numbers: Iterable[int] | None = None,
     *,
     directory: Path = HERE,
-    cache_dir: Path | None = DEFAULT_CACHE,
+    cache_dir: Path | Literal["default"] | None = "default",
     refresh: bool = False,
     progress: Progress | None = None,
     isolate: bool = True,
@@ -407,11 +464,14 @@ def run(
     ``progress(index, total, path, result)`` is called before each proof with
     ``result=None`` and after it with the result. ``refresh=True`` re-runs
     every proof and stores the fresh results; ``cache_dir=None`` neither reads
-    nor writes a cache. Each proof runs in a process of its own with a time
-    limit (``timeout`` seconds, default ``POSENC_PROOF_TIMEOUT`` or
-    ``DEFAULT_TIMEOUT``); ``isolate=False`` runs them in this process.
-    Unknown numbers raise ``ValueError``.
+    nor writes a cache; by default the cache is :func:`cache_directory`. Each
+    proof runs in a process of its own with a time limit (``timeout``
+    seconds, default ``POSENC_PROOF_TIMEOUT`` or ``DEFAULT_TIMEOUT``);
+    ``isolate=False`` runs them in this process. Unknown numbers raise
+    ``ValueError``.
     """
+    if cache_dir == "default":
+        cache_dir = cache_directory()
     paths = discover(directory)
     if numbers is not None:
         wanted = sorted(set(numbers))
@@ -439,7 +499,10 @@ def run(
 
 
 def report(results: list[Result]) -> dict[str, Any]:
-    """The JSON report: one entry per proposition, plus a summary."""
+    """The JSON report: one entry per proposition, plus a summary.
+
+    It is the one place that keeps each run's date and duration.
+    """
     return {
         "verified": all(r.passed for r in results),
         "propositions": [r.as_dict() for r in results],
@@ -448,8 +511,7 @@ def report(results: list[Result]) -> dict[str, Any]:
 
 def write_report(results: list[Result], path: Path = DEFAULT_REPORT) -> Path:
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(report(results), indent=1, sort_keys=True) + "\n")
+    _write_atomically(path, json.dumps(report(results), indent=1, sort_keys=True) + "\n")
     return path
 
 

@@ -18,7 +18,7 @@ from hooks import registry
 pytestmark = pytest.mark.build
 
 ROOT = Path(__file__).resolve().parent.parent
-MKDOCS = [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet"]
+MKDOCS = [sys.executable, "-m", "mkdocs", "build", "--strict"]
 EPOCH = "1767225600"  # 2026-01-01, any fixed value will do
 
 
