@@ -46,6 +46,7 @@ FACTS_3x4 = [
 MISTAKE_FILES = {
     "e1_column_index": "column in exponent",
     "e1_column_over_width": "column over width",
+    "e1_doubled_pair_index": "doubled pair index",
     "e1_power_of_quotient": "power of the quotient",
     "e1_unbracketed_exponent": "unbracketed exponent",
     "e1_multiplied": "multiplied",
@@ -456,8 +457,9 @@ MESSAGES = {
         "No module named 'no_such_module_here', at line 2",
     ],
     "two_arguments": [
-        "solve raised TypeError:",
-        "The checker calls solve(length, width, base), with the arguments in that order.",
+        "Case 1 of 7 (a worked example), solve(3, 4): the first wrong entry is at position 0, "
+        "column 1 (the cosine of pair 0): expected 1, got 0.",
+        "The 3 unseen cases with a base other than 10000 were not run",
     ],
 }
 

@@ -7,6 +7,9 @@ Each exercise is a page under ``docs/exercises/`` and a module here:
 - E3 (``e3``), order blindness: ``solve(X, Wq, Wk, Wv, order)`` returns how far
   attention is from following a reordering of its input, without and with the code.
 
+E1 and E2 also take the classic shorter ``solve`` without ``base``, judged on the cases
+with base 10000 only (``_calls``).
+
 ``posenc exercise check E1 my_solution.py`` calls :func:`check`, which runs the
 reader's ``solve`` in a child process with limits on time, CPU and memory, on the
 worked examples of the page and on unseen cases from a seeded generator, and judges
@@ -127,7 +130,8 @@ def check(
     -------
     Report
         ``passed``, and the text to show: a verdict line, one paragraph on the first
-        problem, and a hint when the answers match a known mistake.
+        problem, and a hint when the answers match a known mistake; ``judged`` and
+        ``skipped`` count the cases run and those not run for the signature of solve.
     """
     e, path = exercise(name), Path(solution).resolve()
     return checker.check(e, path, timeout=timeout, seed=seed, memory=memory)

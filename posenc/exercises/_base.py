@@ -13,12 +13,35 @@ TOLERANCE = 1e-9
 
 @dataclass(frozen=True)
 class Mistake:
-    """A classic wrong formula: it takes the arguments of ``solve``; ``hint`` names it."""
+    """A classic wrong formula: it takes the arguments of ``solve``; ``hint`` names it.
+
+    Answers count as this mistake when every one is within ``tolerance`` of the formula
+    and at least one is further than ``apart`` from the right answer, so that right
+    answers never count as a mistake, even one whose formula is close to the right one.
+    """
 
     name: str
     hint: str
     formula: Callable[..., object]
     tolerance: float = TOLERANCE  # how close an answer must be to count as this mistake
+    apart: float = TOLERANCE  # how far from the right answer one entry at least must be
+
+
+@dataclass(frozen=True)
+class Smaller:
+    """A shorter ``solve`` that an exercise also takes: its first ``arity`` arguments only.
+
+    A ``solve`` with that signature is judged on the cases that ``keeps`` accepts (their
+    left-out arguments have the value the short call assumes) and the others are not
+    run. ``kept`` and ``others`` name the two kinds of case, ``opt_in`` says how to be
+    judged on every case.
+    """
+
+    arity: int
+    keeps: Callable[..., bool]
+    kept: str
+    others: str
+    opt_in: str
 
 
 @dataclass(frozen=True)
@@ -34,16 +57,18 @@ class Case:
 class Exercise:
     """An exercise of the pages, with everything the checker needs to mark it.
 
-    ``draw`` makes the unseen cases from a random generator; ``expected`` computes the
-    right answer with the library; ``describe`` says a case in words and ``where``
-    names an entry of the answer; ``extra`` may add a sentence to a wrong answer's
-    report; ``fallback(*args)`` is the hint when no known mistake matches.
+    ``params`` names the arguments of ``solve``, in order; ``smaller``, when there is
+    one, is a shorter ``solve`` that is judged on some cases only. ``draw`` makes the
+    unseen cases from a random generator; ``expected`` computes the right answer with
+    the library; ``describe`` says a case in words and ``where`` names an entry of the
+    answer; ``extra`` may add a sentence to a wrong answer's report; ``fallback(*args)``
+    is the hint when no known mistake matches.
     """
 
     key: str
     title: str
     page: str
-    signature: str
+    params: tuple[str, ...]
     returns: str
     task: str
     worked: tuple[tuple, ...]
@@ -55,6 +80,12 @@ class Exercise:
     mistakes: tuple[Mistake, ...]
     fallback: Callable[..., str]
     extra: Callable[[tuple, np.ndarray], str] | None = None
+    smaller: Smaller | None = None
+
+    @property
+    def signature(self) -> str:
+        """The full call, such as ``solve(length, width, base)``."""
+        return f"solve({', '.join(self.params)})"
 
     def cases(self, seed: int = 0) -> list[Case]:
         """The worked examples of the page, then the unseen cases drawn with ``seed``."""

@@ -7,16 +7,20 @@ the solution does at import can change them, and it judges nothing. The channel 
 one JSON line per message, in this order:
 
 - ``{"kind": "ready"}``: the cases are known; the solution is loaded next;
-- ``{"kind": "loaded"}`` once the file is imported and defines a callable ``solve``, or
-  ``{"kind": "error", "error": {...}}`` if it cannot be loaded;
-- for case 1, 2, ... in turn, ``{"kind": "answer", "case": N, "answer": {...}}``, then
-  the numbers as an ``.npy`` stream (format 1.0, never pickled) when the answer's
-  ``"array"`` is true; or ``{"kind": "error", "case": N, "error": {...}}`` when ``solve``
-  raised, after which no case follows;
+- ``{"kind": "loaded", "signature": [...]}`` once the file is imported and defines a
+  callable ``solve``, with its parameters as ``_calls.read`` gives them (before any
+  case), or ``{"kind": "error", "error": {...}}`` if it cannot be loaded;
+- for case 1, 2, ... of the plan that ``_calls.plan`` makes from that signature (every
+  case, or those the shorter call is judged on, or none), in turn,
+  ``{"kind": "answer", "case": N, "answer": {...}}``, then the numbers as an ``.npy``
+  stream (format 1.0, never pickled) when the answer's ``"array"`` is true; or
+  ``{"kind": "error", "case": N, "error": {...}}`` when ``solve`` raised, after which
+  no case follows;
 - ``{"kind": "end", "printed": {"chars": ..., "head": ...}}``: what the solution printed.
 
-The parent (``_run``) checks the order and the size of every message and compares every
-answer itself: a message here can make a solution fail, never pass.
+The parent (``_run``) makes the plan itself from the signature received, checks the order
+and the size of every message and compares every answer itself: a message here can make
+a solution fail, never pass.
 """
 
 from __future__ import annotations
@@ -34,6 +38,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+
+from posenc.exercises import _calls
 
 _SHORT = reprlib.Repr()
 _SHORT.maxstring = _SHORT.maxother = 60
@@ -159,7 +165,10 @@ class Channel:
 
 
 def _load(solution: Path, channel: Channel):
-    """Import the solution and return its ``solve``, or say why not and return None."""
+    """Import the solution and return its ``solve``, or say why not and return None.
+
+    The message that it loaded is left to the caller, which sends the signature with it.
+    """
     sys.path.insert(0, str(solution.parent))  # as when the reader runs the file
     loader = importlib.machinery.SourceFileLoader("solution", str(solution))
     spec = importlib.util.spec_from_file_location("solution", solution, loader=loader)
@@ -176,7 +185,6 @@ def _load(solution: Path, channel: Channel):
         error = {"stage": "load", "kind": kind, "type": type(solve).__name__}
         channel.send({"kind": "error", "error": error})
         return None
-    channel.send({"kind": "loaded"})
     return solve
 
 
@@ -185,7 +193,8 @@ def _work(argv: Sequence[str]) -> None:
 
     key, seed, solution, fd = argv
     channel = Channel(int(fd))
-    calls = tuple((case.number, case.args) for case in exercise(key).cases(int(seed)))
+    e = exercise(key)
+    cases, make_plan = e.cases(int(seed)), _calls.plan  # before the solution can change them
     solution = Path(solution).resolve()
     sys.dont_write_bytecode = True  # leave no __pycache__ beside the reader's file
     channel.send({"kind": "ready"})
@@ -193,14 +202,18 @@ def _work(argv: Sequence[str]) -> None:
     sys.stdout = sys.stderr = sink
     solve = _load(solution, channel)
     if solve is not None:
-        for number, args in calls:
+        params = _calls.read(solve)
+        plan = make_plan(e, cases, params)
+        channel.send({"kind": "loaded", "signature": params})
+        for case in plan.cases:
             try:
-                meta, array = record(solve(*fresh(args)))
+                args, keywords = plan.call.split(fresh(case.args))
+                meta, array = record(solve(*args, **keywords))
             except BaseException as error:
-                error = failure(error, solution, "solve", number)
-                channel.send({"kind": "error", "case": number, "error": error})
+                error = failure(error, solution, "solve", case.number)
+                channel.send({"kind": "error", "case": case.number, "error": error})
                 break
-            channel.answer(number, meta, array)
+            channel.answer(case.number, meta, array)
     channel.send({"kind": "end", "printed": {"chars": sink.chars, "head": sink.head}})
 
 

@@ -6,12 +6,15 @@ memory, and kills everything below it when the worker ends or when it is told to
 Three threads here read three pipes: the worker's messages (the channel, see
 ``_child``), the end of its standard error, and the supervisor's two report lines.
 
-The channel is read in order, a message at a time, with a cap on each: a JSON line of
-at most 64 KiB, an ``.npy`` header of at most 4 KiB, and numbers of at most 16 times
-the bytes of the expected answer plus 1 MiB. An answer whose header announces more is
-refused from its header alone (it is then judged by its shape) and the worker is
-stopped. Nothing from the child is unpickled or trusted: a message that is malformed,
-out of order or not numbers ends the reading, and the check fails.
+The channel is read in order, a message at a time, with a cap on each: a JSON line of at
+most 64 KiB, an ``.npy`` header of at most 4 KiB, and numbers of at most 16 times the
+bytes of the expected answer plus 1 MiB. The message that the solution loaded carries
+the signature of its ``solve``, and this process makes the plan from it
+(``_calls.plan``): which cases the answers must come for, in which order. An answer
+whose header announces more numbers than its cap is refused from its header alone (it is
+then judged by its shape) and the worker is stopped. Nothing from the child is unpickled
+or trusted: a message that is malformed, out of order or not numbers ends the reading,
+and the check fails.
 
 On every way out of :func:`run` (the answers read, the time limit, an exception,
 Ctrl-C) the supervisor is told to stop and is waited for; if it does not end within
@@ -40,6 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
+from posenc.exercises import _calls
 from posenc.exercises._base import Case, Exercise
 
 SUPERVISOR = Path(__file__).resolve().with_name("_supervise.py")
@@ -76,6 +80,7 @@ class Run:
     """What one run of a solution left: the answers by case, and how it ended."""
 
     answers: dict[int, Answer] = field(default_factory=dict)
+    plan: _calls.Plan | None = None  # made here from the signature of solve, once loaded
     error: dict | None = None  # what the worker said went wrong: loading, or a case
     broken: str | None = None  # why the answers could not be read, when they could not
     ready: bool = False  # the worker started and knew its cases
@@ -186,8 +191,8 @@ def _header(text: str) -> tuple[tuple[int, ...], bool, np.dtype]:
 class _Channel:
     """Reads the worker's messages in order into a :class:`Run`, with a cap on each."""
 
-    def __init__(self, fd: int, caps: list[int], finished: threading.Event):
-        self.pipe, self.caps, self.finished = _Pipe(fd), caps, finished
+    def __init__(self, fd: int, e: Exercise, cases: list[Case], finished: threading.Event):
+        self.pipe, self.e, self.cases, self.finished = _Pipe(fd), e, cases, finished
         self.run, self.lock = Run(loaded=False), threading.Lock()
         self.buffer = bytearray()
         self.over = False  # reading has ended
@@ -281,8 +286,13 @@ class _Channel:
             self._set(error=_error(message.get("error"), "load", None))
             return self._end(self._message())
         self._expect(message, "loaded")
-        self._set(loaded=True)
-        for number, cap in enumerate(self.caps, start=1):
+        try:
+            params = _calls.checked(message.get("signature"))
+        except ValueError as why:
+            raise _Broken(str(why)) from None
+        plan = _calls.plan(self.e, self.cases, params)  # the cases decided here, not there
+        self._set(loaded=True, plan=plan)
+        for number, cap in enumerate(_caps(self.e, plan.cases), start=1):
             message = self._message()
             if message["kind"] == "end":
                 return self._end(message)
@@ -404,7 +414,7 @@ def run(e: Exercise, cases: list[Case], solution: Path, *, timeout, seed, memory
     errors_r, errors_w = os.pipe()
     status_r, status_w = os.pipe()
     finished = threading.Event()
-    channel = _Channel(answers_r, _caps(e, cases), finished)
+    channel = _Channel(answers_r, e, cases, finished)
     tail, watcher = _Tail(errors_r), _Watcher(status_r, finished)
     readers = (channel, tail, watcher)
     threads = [threading.Thread(target=reader, daemon=True) for reader in readers]

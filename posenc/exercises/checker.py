@@ -2,16 +2,20 @@
 
 The child only calls ``solve`` and sends what it returns (``_run`` starts it, below a
 supervisor, with limits on time, CPU and memory, and reads its answers; ``_child`` is
-the child). The verdict is decided here, case by case: a solution passes only when
-every case has an answer, read here and compared with the expected value that the
-library computes here. A missing answer is a failure that says which case and, when it
-is known, why: an exception with the solution's own line, a timeout, running out of
-memory or CPU time, a process that ended or stopped answering, or answers that could
-not be read. Otherwise the report names the first problem in case order: an answer of
-the wrong type or shape, or the first wrong entry. A wrong answer is then compared with
-the exercise's known mistakes (formulas written out in ``e1``, ``e2``, ``e3``); if one
-of them reproduces every answer the solution gave, its hint is shown. Nothing from the
-checker's own stack is ever printed.
+the child). Before any case it sends the signature of ``solve``, and the plan made here
+from it (``_calls``) says which cases are run: all of them, or for a shorter ``solve``
+such as E1's ``solve(length, width)`` those with base 10000, the report saying how many
+others were not run; or none, with the reason, for a ``solve`` the checker cannot call.
+The verdict is decided here, case by case: a solution passes only when every case of the
+plan has an answer, read here and compared with the expected value that the library
+computes here; a case not run is never counted as passed. A missing answer is a failure
+that says which case and, when it is known, why: an exception with the solution's own
+line, a timeout, running out of memory or CPU time, a process that ended or stopped
+answering, or answers that could not be read. Otherwise the report names the first
+problem in case order: an answer of the wrong type or shape, or the first wrong entry. A
+wrong answer is then compared with the exercise's known mistakes (formulas written out
+in ``e1``, ``e2``, ``e3``); if one of them reproduces every answer the solution gave,
+its hint is shown. Nothing from the checker's own stack is ever printed.
 
 The child is not a sandbox: it keeps mistakes and tampering from deciding a verdict or
 leaving processes behind, but a solution runs as the reader and can harm what the
@@ -31,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from posenc.exercises import _run
+from posenc.exercises import _calls, _run
 from posenc.exercises._base import TOLERANCE, Case, Exercise, Mistake
 from posenc.exercises._child import failure, fresh, record
 from posenc.exercises._run import Answer, Run
@@ -50,11 +54,17 @@ _WRAP = 78  # columns of the report's paragraphs: an 80-column terminal, or a pa
 
 @dataclass(frozen=True)
 class Report:
-    """The outcome of a check: passed or not, the text to show, the mistake if known."""
+    """The outcome of a check: passed or not, the text to show, the mistake if known.
+
+    ``judged`` counts the cases ``solve`` was to be judged on and ``skipped`` those not
+    run for its signature (a shorter ``solve``); a pass is a pass of the judged ones.
+    """
 
     passed: bool
     text: str
     mistake: str | None = None
+    judged: int = 0
+    skipped: int = 0
 
 
 def limits(timeout: object, memory: object) -> tuple[float, int]:
@@ -103,9 +113,10 @@ def _article(word: str) -> str:
     return "an" if word[:1].lower() in "aeiou" else "a"
 
 
-def _case(e: Exercise, case: Case, total: int) -> str:
+def _case(e: Exercise, case: Case, total: int, call: _calls.Call | None = None) -> str:
     kind = "a worked example" if case.worked else "an unseen case"
-    return f"Case {case.number} of {total} ({kind}), {e.describe(*case.args)}"
+    words = e.describe(*case.args) if call is None else call.describe(e, case.args)
+    return f"Case {case.number} of {total} ({kind}), {_trim(words, 200)}"
 
 
 # --------------------------------------------------------------------------------------
@@ -167,24 +178,34 @@ def _agrees(got: np.ndarray, theirs: np.ndarray, tolerance: float) -> bool:
     return bool(np.all(close | same))
 
 
+def matches(
+    e: Exercise, known: Mistake, cases: list[Case], answers: dict[int, np.ndarray]
+) -> bool:
+    """Whether the answers are those of a known mistake, and not the right ones.
+
+    Every answer must be within the mistake's tolerance of its formula, and one at
+    least further than its ``apart`` from the right answer: right answers match no
+    mistake, not even one whose formula differs from the right one by very little.
+    """
+    apart = False
+    for case in cases:
+        if case.number not in answers:
+            continue
+        got = answers[case.number]
+        try:
+            with np.errstate(all="ignore"):
+                theirs = np.asarray(known.formula(*case.args), dtype=np.float64)
+        except (ArithmeticError, ValueError):  # the formula breaks here, and so would theirs
+            continue
+        if not _agrees(got, theirs, known.tolerance):
+            return False
+        apart = apart or not _agrees(got, e.expected(*case.args), known.apart)
+    return apart
+
+
 def mistake(e: Exercise, cases: list[Case], answers: dict[int, np.ndarray]) -> Mistake | None:
     """The first known mistake that gives every answer the solution gave, or None."""
-    for known in e.mistakes:
-        agrees = True
-        for case in cases:
-            if case.number not in answers:
-                continue
-            try:
-                with np.errstate(all="ignore"):
-                    theirs = np.asarray(known.formula(*case.args), dtype=np.float64)
-            except (ArithmeticError, ValueError):  # the formula breaks here, and so would theirs
-                continue
-            if not _agrees(answers[case.number], theirs, known.tolerance):
-                agrees = False
-                break
-        if agrees:
-            return known
-    return None
+    return next((known for known in e.mistakes if matches(e, known, cases, answers)), None)
 
 
 # --------------------------------------------------------------------------------------
@@ -200,7 +221,7 @@ def _memory_text(memory: int | None) -> str:
     )
 
 
-def _error_text(e: Exercise, name: str, error: dict, cases: list[Case], memory) -> str:
+def _error_text(e: Exercise, name: str, error: dict, cases: list[Case], memory, call) -> str:
     """One paragraph on a solution that could not load, or whose solve did not return."""
     at = ""
     if error.get("line"):
@@ -238,7 +259,7 @@ def _error_text(e: Exercise, name: str, error: dict, cases: list[Case], memory) 
             "code outside solve runs when the checker imports the file. Fix it and check "
             "again."
         )
-    words = _case(e, cases[error["case"] - 1], len(cases))
+    words = _case(e, cases[error["case"] - 1], len(cases), call)
     if kind == "exit":
         return (
             f"{words}: solve ended the program with SystemExit({_trim(message, 60)}){at}. "
@@ -248,7 +269,8 @@ def _error_text(e: Exercise, name: str, error: dict, cases: list[Case], memory) 
         return f"{words}: solve ran out of memory (MemoryError){at}. " + _memory_text(memory)
     text = f"{words}: solve raised {error['type']}: {_trim(message)}{at}."
     if not error.get("line") and error["type"] == "TypeError":
-        text += f" The checker calls {e.signature}, with the arguments in that order."
+        calls = e.signature if call is None else call.words
+        text += f" The checker calls {calls}, with the arguments in that order."
     return text + " Fix the error and check again."
 
 
@@ -274,18 +296,19 @@ def _last_words(run: Run) -> str:
 def _missing_text(e: Exercise, name: str, run: Run, cases: list[Case], allowed) -> str:
     """One paragraph on the first case without an answer: why, when it is known."""
     timeout, memory = allowed
+    call = run.plan.call if run.plan is not None else None
     missing = next(c for c in cases if c.number not in run.answers)
     answered = missing.number - 1
     if run.broken is not None:
-        where = _case(e, missing, len(cases))
+        where = _case(e, missing, len(cases), call)
         return (
             f"{where}: the checker could not read the answers of your solution: it "
             f"received {_trim(run.broken, 200)}. Does your file write to file descriptors "
             "it did not open? Only what solve returns counts."
         )
     if run.error is not None:
-        return _error_text(e, name, run.error, cases, memory)
-    in_case = _case(e, missing, len(cases)).replace("Case", "case", 1)
+        return _error_text(e, name, run.error, cases, memory, call)
+    in_case = _case(e, missing, len(cases), call).replace("Case", "case", 1)
     if not run.loaded:
         doing = f"it was still loading {name} (the code outside solve)"
     elif answered:
@@ -373,24 +396,63 @@ def check(
 def check_function(e: Exercise, solve, *, seed: int = 0) -> Report:
     """Judge a ``solve`` function in this process: no time limit and no protection.
 
-    For tests and notebooks. Warnings are recorded and dropped, as the child drops
-    them; but a ``solve`` that hangs hangs the caller, and one that exits ends it.
-    :func:`check` runs a file in a child process instead.
+    For tests and notebooks. Its signature decides the plan, as in :func:`check`.
+    Warnings are recorded and dropped, as the child drops them; but a ``solve`` that
+    hangs hangs the caller, and one that exits ends it. :func:`check` runs a file in a
+    child process instead.
     """
     cases = e.cases(seed)
     source = Path(getattr(getattr(solve, "__code__", None), "co_filename", "<none>")).resolve()
-    run = Run(ready=True, ended=True)
+    plan = _calls.plan(e, cases, _calls.read(solve))
+    run = Run(ready=True, ended=True, plan=plan)
     with warnings.catch_warnings(record=True):
         warnings.simplefilter("always")
-        for case in cases:
+        for case in plan.cases:
             try:
-                meta, array = record(solve(*fresh(case.args)))
+                args, keywords = plan.call.split(fresh(case.args))
+                meta, array = record(solve(*args, **keywords))
             except Exception as error:
                 run.error = failure(error, source, "solve", case.number)
                 break
             shape = None if array is None else array.shape
             run.answers[case.number] = Answer(meta, shape, array)
     return judge(e, cases, run, name=source.name, seed=seed, memory=None)
+
+
+def _refused_text(e: Exercise, name: str, plan: _calls.Plan) -> str:
+    """One paragraph on a solve that no call of the checker fits: why, and what to write."""
+    return (
+        f"In {name}, solve is {_trim(plan.signature, 100)}, and the checker cannot call "
+        f"it: {plan.refusal}. The checker calls {_calls.calls_text(e)}, with the "
+        f"arguments in that order. So no case was run. Start solve with "
+        f"`def {e.signature}:`."
+    )
+
+
+def _count(worked: int, unseen: int) -> str:
+    """'3 unseen cases', '1 worked example', or '4 cases (1 worked example, 3 unseen)'."""
+
+    def plural(n: int, word: str) -> str:
+        return f"{n} {word}" + ("s" if n != 1 else "")
+
+    if not worked:
+        return plural(unseen, "unseen case")
+    if not unseen:
+        return plural(worked, "worked example")
+    both = f"{plural(worked, 'worked example')}, {unseen} unseen"
+    return f"{plural(worked + unseen, 'case')} ({both})"
+
+
+def _skipped_text(e: Exercise, plan: _calls.Plan) -> str:
+    """One paragraph on the cases not run for a shorter solve: how many, and how to opt in."""
+    worked = sum(c.worked for c in plan.skipped)
+    count = _count(worked, len(plan.skipped) - worked)
+    verb = "was" if len(plan.skipped) == 1 else "were"
+    left_out = " and ".join(e.params[len(plan.call.names) :])
+    return (
+        f"The {count} {e.smaller.others} {verb} not run, because your "
+        f"{_trim(plan.signature, 100)} has no {left_out} argument. {e.smaller.opt_in}"
+    )
 
 
 def judge(
@@ -405,10 +467,18 @@ def judge(
 ) -> Report:
     """The report on one run: the first problem in case order, with a hint if known.
 
-    Only the answers decide: every case needs one, compared here with the expected
-    value. What the child said about how it ended only explains a missing answer.
+    Only the answers decide: every case of the plan (``run.plan``, made from the
+    signature of solve; every case until the solution is loaded) needs one, compared
+    here with the expected value. What the child said about how it ended only explains
+    a missing answer. Cases the plan does not run are said to be not run, never passed.
     """
+    plan = run.plan
+    if plan is not None:
+        cases = list(plan.cases)
+    call = plan.call if plan is not None else None
     problem, known, hint = None, None, None
+    if plan is not None and plan.call is None:
+        problem = _refused_text(e, name, plan)
     arrays: dict[int, np.ndarray] = {}  # the answers of the right type and shape, by case
     for case in cases:
         answer = run.answers.get(case.number)
@@ -419,7 +489,7 @@ def judge(
         if problem is None and answer.array is None:  # refused, yet of the right shape
             problem = "the checker could not read this answer."
         if problem is not None:
-            problem = f"{_case(e, case, len(cases))}: {problem}"
+            problem = f"{_case(e, case, len(cases), call)}: {problem}"
             break
         arrays[case.number] = answer.array.reshape(shape).astype(np.float64)
     for case in cases:  # a wrong entry comes before any later problem
@@ -427,7 +497,7 @@ def judge(
             break
         wrong = _first_wrong(e, case, e.expected(*case.args), arrays[case.number])
         if wrong is not None:
-            problem = f"{_case(e, case, len(cases))}: {wrong}"
+            problem = f"{_case(e, case, len(cases), call)}: {wrong}"
             if e.extra is not None:
                 problem += " " + e.extra(case.args, arrays[case.number])
             for later, answer in run.answers.items():  # every answer is evidence
@@ -445,16 +515,26 @@ def judge(
     title = f"{e.key}, {e.title[0].lower()}{e.title[1:]}"
     if problem is None:
         worked = sum(c.worked for c in cases)
+        kept = f" {e.smaller.kept}" if plan is not None and plan.smaller else ""
         parts = [
-            f"{title}: {name} passes all {len(cases)} cases ({worked} worked examples, "
-            f"{len(cases) - worked} unseen ones drawn with seed {seed})."
+            f"{title}: {name} passes all {len(cases)} cases{kept} ({worked} worked "
+            f"examples, {len(cases) - worked} unseen ones drawn with seed {seed})."
         ]
     else:
         parts = [f"{title}: {name} does not pass yet.", problem]
         if hint is not None:
             parts.append(f"Hint: {hint}")
+    if plan is not None and plan.smaller:
+        parts.append(_skipped_text(e, plan))
     note = _printed(run.printed)
     if note is not None:
         parts.append(note)
     text = "\n\n".join(_fill(p) for p in parts)
-    return Report(passed=problem is None, text=text + "\n", mistake=known and known.name)
+    skipped = len(plan.skipped) if plan is not None and plan.smaller else 0
+    return Report(
+        passed=problem is None,
+        text=text + "\n",
+        mistake=known and known.name,
+        judged=len(cases),
+        skipped=skipped,
+    )

@@ -10,7 +10,15 @@ from __future__ import annotations
 import numpy as np
 
 from posenc.encoding import sinusoidal
-from posenc.exercises._base import FIXED_BASE_HINT, PAIR_HINT, Exercise, Mistake, even, pairs
+from posenc.exercises._base import (
+    FIXED_BASE_HINT,
+    PAIR_HINT,
+    Exercise,
+    Mistake,
+    Smaller,
+    even,
+    pairs,
+)
 
 
 def _positions(length, start=0):
@@ -48,6 +56,13 @@ def column_in_exponent(length, width, base):
 def column_over_width(length, width, base):
     # pos / base**(j/d): right for the sines (j = 2i), wrong for the cosines (j = 2i + 1)
     return _by_column(length, width, lambda pos, j: pos / base ** (j / width))
+
+
+def doubled_pair_index(length, width, base):
+    # pos / base**(4i/d) in both columns of pair i: a loop over the even columns j = 2i
+    # that writes base ** (2 * j / d), as if j were the pair index
+    angle = _positions(length) / base ** (4 * pairs(width) / width)  # (L, d/2)
+    return _interleave(np.sin(angle), np.cos(angle))
 
 
 def power_of_quotient(length, width, base):
@@ -106,6 +121,13 @@ MISTAKES = (
     Mistake("column in exponent", PAIR_HINT, column_in_exponent),
     Mistake("column over width", PAIR_HINT, column_over_width),
     Mistake(
+        "doubled pair index",
+        "Your exponent is `4 * i / d` in both columns of pair i, twice the right one. A "
+        "loop over the even columns, `for j in range(0, d, 2)`, already has `j = 2 * i`: "
+        "the exponent is then `j / d`, not `2 * j / d`.",
+        doubled_pair_index,
+    ),
+    Mistake(
         "power of the quotient",
         "Your brackets put the power on the quotient: you computed "
         "`(pos / base) ** (2 * i / d)`. The power belongs to the base alone: "
@@ -153,10 +175,12 @@ MISTAKES = (
     Mistake("fixed base", FIXED_BASE_HINT, fixed_base),
     Mistake(
         "float32",
-        "Your table agrees with the right one to about 1e-4, but not to 1e-9. Some step "
-        "runs in float32 (np.float32, or PyTorch's default dtype). Compute in float64.",
+        "Your table agrees with the right one to the precision of float32 (about 1e-7, "
+        "and about 1e-4 at large positions), but not to 1e-9. Some step runs in float32 "
+        "(np.float32, or PyTorch's default dtype). Compute in float64.",
         in_float32,
-        tolerance=1e-3,
+        tolerance=1e-3,  # float32 tables differ from each other by up to about 1e-4
+        apart=1e-8,  # and from the right one by more, somewhere: rounding alone gives 3e-8
     ),
 )
 
@@ -190,8 +214,8 @@ length  the number of positions, an int >= 0 (positions 0 .. length - 1)
 width   the model width d, an even int >= 2
 base    the base b, a float > 1 (10000 in the paper)
 
-It returns a NumPy array of floats (float64) of shape (length, width) whose row pos is
-the code of position pos:
+It returns a table of floats (float64) of shape (length, width), a NumPy array or a
+list of rows (lists or tuples), whose row pos is the code of position pos:
 
     PE[pos, 2i]     = sin(pos / base ** (2i / width))
     PE[pos, 2i + 1] = cos(pos / base ** (2i / width)),    i = 0 .. width/2 - 1.
@@ -203,15 +227,18 @@ Worked examples (6 significant digits):
                     [0.909297, -0.416147,  0.0199987,  0.9998 ]]
     solve(1, 4) -> [[0, 1, 0, 1]]
     solve(0, 2) -> an empty table, shape (0, 2)
-    solve(2, 2) -> [[0, 1], [0.841471, 0.540302]]"""
+    solve(2, 2) -> [[0, 1], [0.841471, 0.540302]]
+
+The classic solve(length, width), with base 10000 built in, is checked too: on the
+cases with base 10000 only, and the report says how many others it did not run."""
 
 
 E1 = Exercise(
     key="E1",
     title="The sinusoidal table",
     page="exercises/e1-sinusoidal-table.md",
-    signature="solve(length, width, base)",
-    returns="a NumPy array of floats, shape (length, width)",
+    params=("length", "width", "base"),
+    returns="floats of shape (length, width): a NumPy array, or a list of rows",
     task=TASK,
     worked=((3, 4, 10000.0), (1, 4, 10000.0), (0, 2, 10000.0), (2, 2, 10000.0)),
     draw=draw,
@@ -224,5 +251,13 @@ E1 = Exercise(
         "Print your table for this case beside the right one, "
         f"`posenc table --length {length} --width {width} --base {base:g}`, and compare "
         "the first row that differs."
+    ),
+    smaller=Smaller(
+        arity=2,
+        keeps=lambda length, width, base: base == 10000.0,
+        kept="with base 10000",
+        others="with a base other than 10000",
+        opt_in="Add a third argument, base, to be judged on them too: "
+        "`def solve(length, width, base=10000):`.",
     ),
 )

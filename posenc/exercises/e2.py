@@ -10,7 +10,15 @@ from __future__ import annotations
 import numpy as np
 
 from posenc.encoding import shift_matrix, sinusoidal
-from posenc.exercises._base import FIXED_BASE_HINT, PAIR_HINT, Exercise, Mistake, even, pairs
+from posenc.exercises._base import (
+    FIXED_BASE_HINT,
+    PAIR_HINT,
+    Exercise,
+    Mistake,
+    Smaller,
+    even,
+    pairs,
+)
 
 
 def _blocks(width, angle, block, *, halves=False):
@@ -166,9 +174,9 @@ k       the shift, an int (it may be 0 or negative)
 width   the model width d, an even int >= 2
 base    the base b, a float > 1 (10000 in the paper)
 
-It returns a NumPy array of floats (float64) of shape (width, width). M_k is block
-diagonal: rows and columns 2i and 2i + 1 hold the block of pair i, which for the
-paper's (sin, cos) column order is
+It returns a matrix of floats (float64) of shape (width, width), a NumPy array or a
+list of rows (lists or tuples). M_k is block diagonal: rows and columns 2i and 2i + 1
+hold the block of pair i, which for the paper's (sin, cos) column order is
 
     [[ cos(a_i), sin(a_i)],
      [-sin(a_i), cos(a_i)]],    a_i = k / base ** (2i / width),
@@ -183,15 +191,18 @@ Worked examples (6 significant digits):
                     [-0.14112,  -0.989992]]
     solve(0, 4) -> the 4 x 4 identity matrix
     solve(2, 4) -> the blocks [[-0.416147, 0.909297], [-0.909297, -0.416147]]
-                   and [[0.9998, 0.0199987], [-0.0199987, 0.9998]]"""
+                   and [[0.9998, 0.0199987], [-0.0199987, 0.9998]]
+
+A solve(k, width), with base 10000 built in, is checked too: on the cases with base
+10000 only, and the report says how many others it did not run."""
 
 
 E2 = Exercise(
     key="E2",
     title="The shift matrix",
     page="exercises/e2-shift-matrix.md",
-    signature="solve(k, width, base)",
-    returns="a NumPy array of floats, shape (width, width)",
+    params=("k", "width", "base"),
+    returns="floats of shape (width, width): a NumPy array, or a list of rows",
     task=TASK,
     worked=((1, 2, 10000.0), (3, 2, 10000.0), (0, 4, 10000.0), (2, 4, 10000.0)),
     draw=draw,
@@ -206,4 +217,12 @@ E2 = Exercise(
         "PE(pos + k), one pair of columns at a time."
     ),
     extra=moves_the_code,
+    smaller=Smaller(
+        arity=2,
+        keeps=lambda k, width, base: base == 10000.0,
+        kept="with base 10000",
+        others="with a base other than 10000",
+        opt_in="Add a third argument, base, to be judged on them too: "
+        "`def solve(k, width, base=10000):`.",
+    ),
 )
