@@ -44,6 +44,23 @@ class Smaller:
     opt_in: str
 
 
+def without_base(first: str) -> Smaller:
+    """The classic short call ``solve(first, width)``, with the paper's base 10000 built in.
+
+    E1 and E2 both take it: their third argument is the base, so a two-argument solve
+    is judged on the cases whose base is 10000. ``first`` names solve's first argument
+    in the opt-in line.
+    """
+    return Smaller(
+        arity=2,
+        keeps=lambda _first, _width, base: base == 10000.0,
+        kept="with base 10000",
+        others="with a base other than 10000",
+        opt_in="Add a third argument, base, to be judged on them too: "
+        f"`def solve({first}, width, base=10000):`.",
+    )
+
+
 @dataclass(frozen=True)
 class Case:
     """One call of ``solve``: its number (from 1), its arguments, and where it comes from."""

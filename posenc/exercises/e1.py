@@ -15,9 +15,9 @@ from posenc.exercises._base import (
     PAIR_HINT,
     Exercise,
     Mistake,
-    Smaller,
     even,
     pairs,
+    without_base,
 )
 
 
@@ -252,12 +252,5 @@ E1 = Exercise(
         f"`posenc table --length {length} --width {width} --base {base:g}`, and compare "
         "the first row that differs."
     ),
-    smaller=Smaller(
-        arity=2,
-        keeps=lambda length, width, base: base == 10000.0,
-        kept="with base 10000",
-        others="with a base other than 10000",
-        opt_in="Add a third argument, base, to be judged on them too: "
-        "`def solve(length, width, base=10000):`.",
-    ),
+    smaller=without_base("length"),
 )

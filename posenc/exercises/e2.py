@@ -15,9 +15,9 @@ from posenc.exercises._base import (
     PAIR_HINT,
     Exercise,
     Mistake,
-    Smaller,
     even,
     pairs,
+    without_base,
 )
 
 
@@ -217,12 +217,5 @@ E2 = Exercise(
         "PE(pos + k), one pair of columns at a time."
     ),
     extra=moves_the_code,
-    smaller=Smaller(
-        arity=2,
-        keeps=lambda k, width, base: base == 10000.0,
-        kept="with base 10000",
-        others="with a base other than 10000",
-        opt_in="Add a third argument, base, to be judged on them too: "
-        "`def solve(k, width, base=10000):`.",
-    ),
+    smaller=without_base("k"),
 )
