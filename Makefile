@@ -13,7 +13,7 @@ CHROMIUM ?= /usr/bin/chromium
 export NO_MKDOCS_2_WARNING := 1
 export SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 
-.PHONY: all install serve site pdf lighthouse proofs test lint format lock chromium clean
+.PHONY: all install serve site pdf lighthouse proofs test conformance lint format lock chromium clean
 
 all: test
 
@@ -67,6 +67,13 @@ test: install chromium
 	$(BIN)/ruff check .
 	$(BIN)/mkdocs build --strict  # not --quiet: MkDocs then drops the warnings that --strict counts
 	$(PY) -m pytest
+
+# The real libraries (torch, transformers, Whisper, fairseq, Keras-Hub on three backends,
+# tensor2tensor, Meta's Llama code) in their own environment, .venv-conformance: never in
+# .venv. setup.sh does nothing when the pins are unchanged; see conformance/README.md.
+conformance:
+	bash conformance/setup.sh
+	.venv-conformance/bin/python -m pytest conformance
 
 lint: install
 	$(BIN)/ruff check .

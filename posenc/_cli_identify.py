@@ -2,9 +2,10 @@
 
 The subcommand reads a table from a file (.npy, .npz, .csv or .pt), runs
 :func:`posenc.identify.identify` and prints a short report, or JSON with ``--json``.
-Exit status: 0 when a convention explains the table within the tolerance, 1 when none
-does (the closest is still printed), 2 for a file that cannot be read as a table
-(``posenc: error: ...`` on one line, from ``posenc.cli.main``).
+Exit status: 0 when a convention explains the table within its error model, 1 when
+none does (the closest is still printed), 2 for a file that cannot be read as a table
+(``posenc: error: ...`` on one line, from ``posenc.cli.main``). The ``--json`` output
+is :meth:`posenc.identify.Identification.as_dict` with the file name added.
 """
 
 from __future__ import annotations
@@ -26,6 +27,12 @@ The table holds one row per position (consecutive, in order) and one column per
 feature. Row cuts (any first position up to 2**24) and float16/bfloat16 storage are
 fine; column slices are recognised for the interleaved layouts (paper, xlm,
 pytorch-tutorial, keras-hub), with the width worked out for the default base.
+
+The structure (convention, base, first position, columns) is judged against the
+convention's exact formula, within an error model of its precision path: "rounded once"
+(half an ulp), or angles computed in float32 (or another type), where the allowed
+difference grows like position x ulp. Then posenc's emulation of the library's own
+operations that comes closest is shown: bit-identical, or how far it is.
 
 files:
   .npy          the array
@@ -98,10 +105,15 @@ def report(result: Identification, name: str) -> str:
         f"{name}: {rows} rows x {cols} columns, {result.dtype} values",
         f"{head}: {result.convention} ({CONVENTIONS[result.convention].title})",
         f"  base {result.base:g}, first position {result.start}, {_where(result)}",
-        f"  largest difference {_number(result.residual)} (tolerance {result.tolerance:.2g})",
+        f"  largest difference from the formula {_number(result.residual)}: "
+        f"{_number(result.fit)} of the {result.model} model's bound",
     ]
     if result.equivalent:
-        lines.append(f"  same numbers here: {', '.join(result.equivalent)}")
+        lines.append(f"  cannot be told apart here: {', '.join(result.equivalent)}")
+    if result.emulation is not None:
+        same = "bit-identical" if result.emulation.identical else "largest difference"
+        shown = "" if result.emulation.identical else " " + _number(result.emulation.residual)
+        lines.append(f"  precision path: {result.emulation.note}, {same}{shown}")
     if result.alternatives:
         lines.append("next best:")
         width = max(len(c.convention) for c in result.alternatives)
@@ -110,6 +122,7 @@ def report(result: Identification, name: str) -> str:
             lines.append(
                 f"  {c.convention:<{width}}  base {c.base:g}  first position {c.start}"
                 f"  largest difference {_number(c.residual)}{bound}"
+                f"  ({_number(c.fit)} of the {c.model} bound)"
             )
     lines.append(result.explanation)
     return "\n".join(lines) + "\n"

@@ -76,6 +76,7 @@ examples:
   posenc table --length 1024 --width 512 --format csv -o table.csv
   posenc table --length 1024 --width 512 --format npy -o table.npy --force
   posenc table --length 8 --width 16 --start 100000 --dtype float32 --format json
+  posenc table --length 4 --width 8 --convention fairseq --path emulated
 """
 
 
@@ -110,6 +111,14 @@ def _add_table(commands: argparse._SubParsersAction) -> None:
         choices=_validate.DTYPES,
         help="output type (default float64); with --convention, the compute type where the "
         "library has one (keras-hub)",
+    )
+    parser.add_argument(
+        "--path",
+        default="exact",
+        choices=("exact", "emulated"),
+        help="with --convention: the formula's values rounded once to the library's dtype "
+        "(exact, the default), or the library's operations in order, in NumPy (emulated); "
+        "the paper's table is the same either way",
     )
     parser.add_argument(
         "--format", default="text", choices=("text", "csv", "json", "npy"), dest="fmt"
@@ -148,6 +157,7 @@ def _run_table(args: argparse.Namespace, stdout: TextIO | None) -> int:
             base=args.base,
             start=args.start,
             dtype=args.dtype,
+            path=args.path,
         )
         if args.start is None:
             args.start = conventions.CONVENTIONS[args.convention].start

@@ -3,13 +3,16 @@
 Given a table of numbers (one row per position, one column per feature), find the
 convention of :data:`posenc.conventions.CONVENTIONS`, the base and the first position
 that explain it, and say how well: the largest absolute difference between the table
-and the convention's own table, built by :func:`posenc.conventions.table`.
+and the convention's formula, judged against an error model of the library's precision
+path; then say which precision path fits best.
 
 How a table is read
 -------------------
-Each convention fixes which columns hold a sine and which the matching cosine, and
-the exponent rule of each pair's angular speed ``w_i = base**(-e_i)``. For each
-layout in turn:
+The structure first, then the precision path.
+
+**Structure.** Each convention fixes which columns hold a sine and which the matching
+cosine, and the exponent rule of each pair's angular speed ``w_i = base**(-e_i)``. For
+each layout in turn:
 
 1. Each pair ``(sin, cos)`` of columns is read as unit complex numbers
    ``z[r] = cos + i sin = exp(i (phi + r w))``, one per row ``r``. The angular speed
@@ -17,21 +20,50 @@ layout in turn:
    sharpened with a long lag; the phase ``phi`` is the angle of
    ``sum z[r] exp(-i r w)``.
 2. The base comes from the log-speeds, ``ln w_i = -e_i ln(base)``, by weighted least
-   squares; round bases near the estimate (10000, 500000, ...) are tried too.
+   squares; round bases near the estimate (10000, 500000, ...) are tried first.
 3. With the exact speeds of that base, the first position ``s`` solves
    ``s w_i = phi_i (mod 2 pi)`` for every pair: the slowest pair gives a few
    candidates (one per turn), each refined pair by pair from slow to fast, and the
    few that agree best with every pair are kept.
-4. Confirmation: the convention's table for that base and first position, rounded
-   to the table's precision, is compared with the table entry by entry (first on
-   the first and last rows, then on all rows for the leaders).
+4. Each hypothesis (convention, base, first position, columns) is judged against the
+   convention's **formula**, :func:`posenc.conventions.columns` evaluated exactly (with
+   fairseq's zero padding row and an odd width's zero column), entry by entry, under
+   each **error model** the library's precision path may follow (:data:`MODELS`).
 
-The best explanation (a round base before one with many digits, the whole table
-before a slice, then the smallest difference) is reported as identified when its
-difference is within the tolerance, ``4 * eps`` of the table's precision (``eps = 2**-23`` for
-float32 values, ``2**-10`` for float16, ``2**-7`` for bfloat16, ``2**-52`` for
-float64). The precision is guessed from the values: the narrowest format that holds
-every value exactly.
+**The error models.** For an entry of angle ``t = pos * w`` (exact) with
+``|ln w|`` the log of its column's speed, and ``eps`` the ulp at 1 of the type the
+angles are computed in, a table may differ from the formula by at most::
+
+    ((2 |ln w| + 3) t + 2) eps        angles in float32 (or float16, bfloat16, float64)
+    half an ulp + ((2 |ln w| + 3) t + 2) eps64        "rounded once"
+
+plus half an ulp of the storage type when it is narrower than the compute type (and
+half a float32 ulp more for a float32 table cast to float16 or bfloat16). The count
+behind it: the float32 argument of ``exp`` (``-i ln(base) / (h-1)`` or
+``2i ln(base) / d``) is rounded two or three times, each worth ``|ln w| eps / 2`` of
+relative error in the speed; ``exp`` or ``pow`` adds about an ulp; rounding
+``pos * w`` half an ulp of ``t``; and ``sin`` and ``cos``, of slope at most 1, about two
+more ulps at 1. So the error grows like position times ulp: at position 100,000 a
+float32 table may be off by a few 1e-2 in its fastest columns, while a table rounded
+once is within half an ulp everywhere. ``fit`` is the largest ratio of the difference to
+this bound; the table is explained when it is at most 1. The conformance suite
+(``make conformance``) measures the real libraries against it.
+
+Which models a convention may follow: the paper's formula, Hugging Face XLM and Marian
+are ``"rounded once"``; fairseq, tensor2tensor, Whisper and the PyTorch tutorial compute
+their angles in float32; Keras-Hub in the layer's compute dtype (float32, or the
+table's own precision). Among explanations, a round base comes before one with many
+digits, a whole table before a slice, and a tighter model before a looser one; so no odd
+base is offered when a named convention explains the table within its model.
+
+**Precision path.** Then, separately, the named convention's own operations are run
+(``conventions.table(..., path="emulated")``, for Keras-Hub in each compute dtype, and
+in float64 also with ``1 / max_wavelength`` rounded to float32 as Keras does on
+TensorFlow) and the closest is reported in ``emulation``: its call, its largest
+difference, and whether it is bit-identical. Conventions whose formula and model explain
+the table equally well (fairseq and Whisper away from fairseq's padding row; the four
+interleaved conventions on a table rounded once) are listed in ``equivalent``, and
+the closest emulation decides which one is named.
 
 What it supports
 ----------------
@@ -45,16 +77,13 @@ What it supports
   and reported with that assumption. Tables in the concatenated layouts
   (``tensor2tensor``, ``fairseq``, ``whisper``, ``marian``) must keep all columns.
 - Storage in float16, bfloat16 or float32 of a table computed in more precision.
-- Tables that two conventions compute alike (``fairseq`` and ``whisper`` away from
-  fairseq's padding row; ``xlm`` and the paper's formula rounded to float32) are
-  reported with the others in ``equivalent``.
 
 Limits
 ------
 - The rows must be consecutive positions, in order.
 - Each convention is tried with its own options (tensor2tensor's ``min_timescale`` 1,
-  fairseq's ``padding_idx`` 1); only the base and the first position are searched,
-  and Keras-Hub's compute dtype among float32 and the table's precision.
+  fairseq's ``padding_idx`` 1); only the base, the first position and the columns are
+  searched.
 - A base that is not a round number is found only as closely as the speeds allow,
   which a float64 table may not accept.
 - A single row gives no speeds: the base then comes from the phases alone, among
@@ -62,10 +91,14 @@ Limits
 - A narrow table (a handful of pairs) whose angles were rounded to float32, far from
   position 0, can have several first positions that fit its angles about as well;
   the whole-table comparison picks among a few, and may then report none.
+- The error model is loose far from position 0 (it grows with the angle), so there
+  two structures that differ by less than the bound cannot be told apart; both are
+  then in ``equivalent`` when their base and first position agree.
 """
 
 from __future__ import annotations
 
+import functools
 import io
 import lzma
 import math
@@ -74,6 +107,8 @@ import stat
 import zipfile
 import zlib
 from dataclasses import asdict, dataclass, field, replace
+from decimal import Decimal, localcontext
+from fractions import Fraction
 from pathlib import Path
 from tokenize import TokenError
 from typing import Any, BinaryIO
@@ -81,10 +116,10 @@ from typing import Any, BinaryIO
 import numpy as np
 from numpy.typing import ArrayLike
 
-from posenc import _validate, conventions
-from posenc.precision import FORMATS, round_to
+from posenc import _validate, conventions, encoding
+from posenc.precision import FORMATS, round_to, ulp
 
-__all__ = ["Candidate", "Identification", "identify", "load_table"]
+__all__ = ["MODELS", "Candidate", "Emulation", "Identification", "identify", "load_table"]
 
 _TWO_PI = 2 * math.pi
 
@@ -127,10 +162,16 @@ class Candidate:
     columns : tuple of int
         ``(first, stop)``: the table is columns ``first .. stop - 1`` of that table.
     residual : float
-        Largest absolute difference from the convention's table.
+        Largest absolute difference from the convention's formula (exact values).
+    model : str
+        The error model judged (one of :data:`MODELS`): the tightest that fits, or the
+        one that comes closest.
+    fit : float
+        Largest ratio of the difference to the model's bound, entry by entry; the
+        candidate explains the table when it is at most 1.
     complete : bool
-        Whether ``residual`` is over every row; otherwise it is over the first and
-        last rows only (a lower bound), for a candidate far outside the tolerance.
+        Whether ``residual`` and ``fit`` are over every row; otherwise they are over
+        the first and last rows only (a lower bound).
     """
 
     convention: str
@@ -139,29 +180,60 @@ class Candidate:
     width: int
     columns: tuple[int, int]
     residual: float
+    model: str
+    fit: float
     complete: bool
 
 
 @dataclass(frozen=True)
+class Emulation:
+    """How close posenc's emulation of the library's own operations comes to the table.
+
+    Attributes
+    ----------
+    call : str
+        The :func:`posenc.conventions.table` call that builds it (``path="emulated"``).
+    note : str
+        What the emulation follows.
+    residual : float
+        Largest absolute difference from the table, after rounding to its precision.
+    identical : bool
+        Whether every entry is the same number.
+    """
+
+    call: str
+    note: str
+    residual: float
+    identical: bool
+
+
+@dataclass(frozen=True)
 class Identification:
-    """What :func:`identify` found: the best explanation and how good it is.
+    """What :func:`identify` found: the structure, the error model, the precision path.
+
+    :meth:`as_dict` gives the JSON of ``posenc identify --json`` (``schema`` 2).
 
     Attributes
     ----------
     matched : bool
-        True when the largest residual is within the tolerance.
-    convention, base, start, width, columns, residual
+        True when the best structure lies within its error model's bound of the table
+        at every entry (``fit <= 1``).
+    convention, base, start, width, columns, residual, model, fit
         The best candidate (see :class:`Candidate`); when ``matched`` is false, the
         closest one.
+    tolerance : float
+        The largest bound of ``model`` over the table's entries.
     rows : int
         Number of rows of the table: positions ``start .. start + rows - 1``.
     dtype : str
         The precision guessed from the values: ``"bfloat16"``, ``"float16"``,
         ``"float32"`` or ``"float64"`` (the narrowest format holding every value).
-    tolerance : float
-        ``4 * eps`` of that precision.
     equivalent : tuple of str
-        Other conventions whose table is also within the tolerance.
+        Other conventions with the same base, first position and columns whose formula
+        and error model also explain the table: on these rows it cannot tell them apart.
+    emulation : Emulation or None
+        The precision path, second: the closest of posenc's emulations of the named
+        convention's operations (``None`` when nothing matched).
     alternatives : tuple of Candidate
         The next best explanations, best first, one per convention.
     explanation : str
@@ -175,23 +247,32 @@ class Identification:
     width: int
     columns: tuple[int, int]
     residual: float
+    model: str
+    fit: float
+    tolerance: float
     rows: int
     dtype: str
-    tolerance: float
     equivalent: tuple[str, ...]
+    emulation: Emulation | None
     alternatives: tuple[Candidate, ...]
     explanation: str = field(repr=False)
 
     def as_dict(self) -> dict[str, Any]:
-        """The result as plain JSON-ready data (``inf`` residuals become ``None``)."""
-        data = asdict(self)
+        """The result as plain JSON-ready data (infinite numbers become ``None``)."""
+        data = {"schema": 2, **asdict(self)}
         data["columns"] = list(self.columns)
         data["equivalent"] = list(self.equivalent)
         data["alternatives"] = [
-            {**asdict(c), "columns": list(c.columns), "residual": _finite(c.residual)}
+            {
+                **asdict(c),
+                "columns": list(c.columns),
+                "residual": _finite(c.residual),
+                "fit": _finite(c.fit),
+            }
             for c in self.alternatives
         ]
-        data["residual"] = _finite(self.residual)
+        for key in ("residual", "fit", "tolerance"):
+            data[key] = _finite(data[key])
         return data
 
 
@@ -247,10 +328,6 @@ def _precision(values: np.ndarray, stored: str) -> str:
     return "float64"
 
 
-def _tolerance(precision: str) -> float:
-    return 4.0 * 2.0 ** (1 - FORMATS[precision].significand_bits)
-
-
 def _candidate_names(candidates: object) -> tuple[str, ...]:
     allowed = ", ".join(conventions.CONVENTIONS)
     if candidates is None:
@@ -287,11 +364,43 @@ class _Layout:
     exponents: np.ndarray  # (p,)
 
 
+@functools.lru_cache(maxsize=256)
+def _columns_of(name: str, width: int, base: float) -> tuple[np.ndarray, np.ndarray]:
+    """``conventions.columns`` as arrays (read-only): kinds (d,) and speeds (d,)."""
+    kinds, speeds = conventions.columns(name, width, base=base)
+    kinds, speeds = np.array(kinds), np.array(speeds)
+    kinds.flags.writeable = speeds.flags.writeable = False
+    return kinds, speeds
+
+
+@functools.lru_cache(maxsize=64)
+def _low_parts(name: str, width: int, base: float) -> np.ndarray:
+    """What each column's float64 speed misses of the real one, (d,): ``w - fl(w)``.
+
+    Every speed is ``base**(-e)`` with ``e`` a fraction of denominator at most ``d``
+    (``2(j//2)/d`` or ``i/(h-1)``), so ``e`` is recovered exactly from the float64 speed
+    and the real speed computed in 40-digit arithmetic.
+    """
+    _, speeds = _columns_of(name, width, base)
+    low = np.zeros(width)  # (d,)
+    with localcontext() as context:
+        context.prec = 40
+        log_base = Decimal(base).ln()
+        for j, w in enumerate(speeds.tolist()):
+            if w > 0 and w != 1.0:
+                e = Fraction(-math.log(w) / math.log(base)).limit_denominator(2 * width)
+                real = (-log_base * e.numerator / e.denominator).exp()
+                low[j] = float(real - Decimal(w))
+    return low
+
+
 def _allowed_width(name: str, width: int) -> bool:
-    convention = conventions.CONVENTIONS[name]
-    if width % 2 and convention.odd_width == "error":
+    """Whether the convention's library computes a table of this width."""
+    try:
+        _columns_of(name, width, conventions.CONVENTIONS[name].base)
+    except ValueError:
         return False
-    return width >= convention.min_width
+    return True
 
 
 def _layout(name: str, width: int, first: int = 0, count: int | None = None) -> _Layout:
@@ -454,7 +563,67 @@ def _best(miss: np.ndarray, count: int) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------------------
-# Building and comparing the conventions' tables.
+# The error models: how far a table may lie from its formula, entry by entry.
+
+#: The error models, tightest first (the order in which a fit is preferred).
+MODELS = ("rounded once", "float64 angles", "float32 angles", "float16 angles", "bfloat16 angles")
+
+_NARROWER = {"float64": 0, "float32": 1, "float16": 2, "bfloat16": 3}
+
+
+def _eps(precision: str) -> float:
+    """One ulp at 1 in a format: ``2**(1 - p)``."""
+    return 2.0 ** (1 - FORMATS[precision].significand_bits)
+
+
+def _models(name: str, precision: str) -> tuple[str, ...]:
+    """The error models a convention's table may follow, stored in ``precision``.
+
+    The paper's formula (posenc's reference), XLM and Marian (float64, rounded once to
+    float32) are rounded once; fairseq, tensor2tensor, Whisper and the PyTorch tutorial
+    compute their angles in float32; Keras-Hub in the layer's compute dtype, float32 by
+    default or the table's own precision.
+    """
+    convention = conventions.CONVENTIONS[name]
+    if name == "keras-hub":
+        own = f"{precision} angles"
+        return tuple(m for m in MODELS if m in ("float32 angles", own))
+    if convention.compute_dtype == "float32":
+        return ("float32 angles",)
+    return ("rounded once",)
+
+
+def _bound(model: str, exact: np.ndarray, angle: np.ndarray, log_speed: np.ndarray, stored):
+    """The largest ``|table - formula|`` the model allows, entry by entry, (n, k).
+
+    ``exact`` holds the formula's values, ``angle`` the exact angles ``t = pos * w``
+    and ``log_speed`` ``|ln w|`` of each column (0 for a zero column). With ``eps`` the
+    ulp at 1 of the compute type:
+
+    - **angles in a binary type** (``"float32 angles"`` and the others): the speed's
+      argument (``-i ln(base) / (h - 1)`` or ``2i ln(base) / d``) is rounded two or
+      three times, each worth ``|ln w| eps / 2`` of relative error in the speed, and
+      ``exp`` or ``pow`` adds about an ulp: together at most ``(2 |ln w| + 2) eps``
+      relative. Rounding ``pos * w`` adds ``eps / 2`` of ``t``, and ``sin`` or ``cos``
+      (slope at most 1, faithful) about ``2 eps``. So ``((2 |ln w| + 3) t + 2) eps``.
+    - **rounded once**: the formula in float64 (within ``((2 |ln w| + 3) t + 2)`` float64
+      ulps, by the same count), rounded once to the library's float32.
+
+    Either way storing the result in a narrower type adds half its ulp, and a float32
+    table cast to a narrower type half a float32 ulp more (double rounding).
+    """
+    spread = (2.0 * log_speed[None, :] + 3.0) * angle + 2.0  # (n, k), in ulps at 1
+    compute = "float64" if model == "rounded once" else model.split()[0]
+    bound = spread * _eps(compute)
+    if model == "rounded once" or _NARROWER[stored] > _NARROWER[compute]:
+        bound = bound + 0.5 * ulp(exact, stored)
+    if _NARROWER[stored] > _NARROWER["float32"]:
+        bound = bound + 0.5 * ulp(exact, "float32")
+    return bound
+
+
+# --------------------------------------------------------------------------------------
+# Judging hypotheses against the formula.
 
 
 @dataclass
@@ -466,61 +635,82 @@ class _Hypothesis:
     first: int  # first column
     base_rank: int  # 0 for the convention's default base, else its significant digits
     sliced: bool  # a slice of the columns of a wider table
-    compute: str = ""  # the type the table is computed in
-    sample: float = math.inf  # residual on the head and tail rows
-    residual: float = math.inf  # residual on the whole table
-    complete: bool = False  # residual is over every row
+    models: tuple[str, ...] = ()  # the error models it may follow, tightest first
+    fits: dict = field(default_factory=dict)  # model -> largest |difference| / bound
+    residual: float = math.inf  # largest |table - formula|
+    peaks: dict = field(default_factory=dict)  # model -> largest bound
+    complete: bool = False  # fits and residual are over every row, not a sample
+    emulation: dict | None = None  # the closest emulation of the library's operations
+
+    @property
+    def model(self) -> str:
+        """The tightest model that fits, else the one that comes closest."""
+        for model in self.models:
+            if self.fits.get(model, math.inf) <= 1.0:
+                return model
+        return min(self.models, key=lambda m: self.fits.get(m, math.inf))
+
+    @property
+    def fit(self) -> float:
+        return self.fits.get(self.model, math.inf)
+
+    @property
+    def matched(self) -> bool:
+        return self.fit <= 1.0
 
 
-def _computed_in(name: str, precision: str) -> list[str]:
-    """The types a convention's table may have been computed in, for the table's precision.
+def _formula(h: _Hypothesis, top: int, count: int, cols: int, accurate: bool = False):
+    """The formula's values, exact angles and ``|ln w|`` for rows ``top .. top+count-1``.
 
-    The paper's formula is exact whatever its output type; Keras-Hub computes in the
-    layer's dtype: float32 by default, or the table's own precision.
+    With ``accurate`` (for float64 tables) each value is within a few 1e-16 of the
+    real number; otherwise within about ``t * 2**-52``, which the error models allow.
     """
-    if name == "paper":
-        return [precision if precision in ("float16", "float32") else "float64"]
-    if name == "keras-hub":
-        return list(dict.fromkeys(["float32", precision]))
-    return [conventions.CONVENTIONS[name].compute_dtype]
+    kinds, speeds = _columns_of(h.convention, h.width, h.base)
+    kinds, speeds = kinds[h.first : h.first + cols], speeds[h.first : h.first + cols]  # (k,)
+    if kinds.size != cols:
+        raise ValueError("the slice runs past the convention's table")
+    positions = np.arange(h.start + top, h.start + top + count, dtype=np.float64)  # (n,)
+    angle = positions[:, None] * speeds[None, :]  # (n, k)
+    exact = np.zeros_like(angle)  # (n, k): the zero columns stay zero
+    sines, cosines = kinds == "sin", kinds == "cos"
+    if accurate:  # within a few 1e-16 at any position: exactly reduced double-doubles
+        low = _low_parts(h.convention, h.width, h.base)[h.first : h.first + cols]  # (k,)
+        sin_hi, _, cos_hi, _ = encoding._cis(positions[:, None], speeds[None, :], low[None, :])
+        exact[:, sines], exact[:, cosines] = sin_hi[:, sines], cos_hi[:, cosines]
+    else:  # float64 angles: off by about t * 2**-52, far inside a float32 ulp
+        exact[:, sines] = np.sin(angle[:, sines])
+        exact[:, cosines] = np.cos(angle[:, cosines])
+    padding = conventions.CONVENTIONS[h.convention].padding_idx
+    if padding is not None:
+        exact[positions == padding] = 0.0  # fairseq's padding row
+    with np.errstate(divide="ignore"):
+        log_speed = np.where(speeds > 0, np.abs(np.log(speeds)), 0.0)  # (k,)
+    return exact, angle, log_speed
 
 
-def _options(h: _Hypothesis) -> dict[str, Any]:
-    """The dtype argument of conventions.table, for the conventions that take one."""
-    return {"dtype": h.compute} if h.convention in ("paper", "keras-hub") else {}
+def _judge(h: _Hypothesis, values: np.ndarray, stored: str, rows, accurate=False) -> None:
+    """Set the hypothesis's residual and model fits over the given row ranges.
 
-
-def _build(h: _Hypothesis, top: int, rows: int, cols: int, precision: str) -> np.ndarray:
-    """Rows ``top .. top+rows-1`` of the hypothesis's table, rounded to ``precision``."""
-    full = conventions.table(
-        h.convention,
-        rows,
-        h.width,
-        base=h.base,
-        start=h.start + top,
-        **_options(h),
-    )
-    part = full[:, h.first : h.first + cols]  # (rows, k)
-    if part.dtype.name == precision:  # already in the table's precision
-        return part
-    with np.errstate(over="ignore", invalid="ignore"):
-        return round_to(part, precision)
-
-
-def _residual(h: _Hypothesis, values: np.ndarray, precision: str, rows) -> float:
-    """Largest |difference| over the given row ranges; inf when the table cannot be built."""
-    worst = 0.0
+    The models' bounds allow for the float64 evaluation of the formula, so the fits
+    hold either way; ``accurate`` makes the residual of a float64 table exact too.
+    """
+    residual, fits, peaks = 0.0, dict.fromkeys(h.models, 0.0), dict.fromkeys(h.models, 0.0)
     for top, count in rows:
         try:
-            built = _build(h, top, count, values.shape[1], precision)
+            exact, angle, log_speed = _formula(h, top, count, values.shape[1], accurate)
         except (ValueError, TypeError, ZeroDivisionError, OverflowError):
-            return math.inf
-        with np.errstate(invalid="ignore"):
-            difference = np.abs(built - values[top : top + count])  # (count, k)
+            h.residual, h.fits = math.inf, dict.fromkeys(h.models, math.inf)
+            return
+        difference = np.abs(values[top : top + count] - exact)  # (count, k)
         if not np.all(np.isfinite(difference)):
-            return math.inf
-        worst = max(worst, float(difference.max(initial=0.0)))
-    return worst
+            h.residual, h.fits = math.inf, dict.fromkeys(h.models, math.inf)
+            return
+        residual = max(residual, float(difference.max(initial=0.0)))
+        for model in h.models:
+            bound = _bound(model, exact, angle, log_speed, stored)  # (count, k), > 0
+            fits[model] = max(fits[model], float((difference / bound).max(initial=0.0)))
+            peaks[model] = max(peaks[model], float(bound.max(initial=0.0)))
+    h.residual, h.fits, h.peaks = residual, fits, peaks
 
 
 def _sample_rows(rows: int) -> list[tuple[int, int]]:
@@ -530,7 +720,7 @@ def _sample_rows(rows: int) -> list[tuple[int, int]]:
 
 
 def _all_rows(rows: int) -> list[tuple[int, int]]:
-    step = 4096  # bounds the memory of one built slice
+    step = 4096  # bounds the memory of one block
     return [(top, min(step, rows - top)) for top in range(0, rows, step)]
 
 
@@ -547,10 +737,11 @@ def _add(found, name, base, width, first, z, layout, *, sliced: bool, solved: di
         solved[key] = _solve_start(_phases(z, speed), speed) if speed.size else [0]
     rank = 0 if base == default else _significant_digits(base)
     for start in solved[key]:
-        for compute in _computed_in(name, precision):
-            entry = (name, base, width, first, start, compute)
-            if entry not in found:
-                found[entry] = _Hypothesis(name, base, start, width, first, rank, sliced, compute)
+        entry = (name, base, width, first, start)
+        if entry not in found:
+            found[entry] = _Hypothesis(
+                name, base, start, width, first, rank, sliced, models=_models(name, precision)
+            )
 
 
 def _full_width(names, values, precision, found) -> None:
@@ -646,75 +837,135 @@ def _column_slices(names, values, precision, found) -> None:
 
 
 # --------------------------------------------------------------------------------------
-# Ranking.
+# Ranking: the structure first, then the precision path.
 
 _ORDER = {name: k for k, name in enumerate(conventions.CONVENTIONS)}
 
 
-def _order(h: _Hypothesis, residual: float, tolerance: float, stored: str):
-    """Sort key: within tolerance first, then simple bases, whole tables, exact fits.
+def _order(h: _Hypothesis, stored: str):
+    """Sort key: explained first, then simple bases, whole tables, tight models, exact fits.
 
     A slice of a wider table counts as one more digit of base, so that a whole table
     with a round base wins over a slice, and a slice with the default base wins over a
-    whole table whose base has many digits.
+    whole table whose base has many digits. Among explanations of the same structure,
+    the tightest error model wins, then the closest emulation of the library's own
+    operations. Unexplained hypotheses are ordered by their largest difference.
     """
     convention = conventions.CONVENTIONS[h.convention]
-    # Stored in the type the library makes: its output type, or Keras-Hub's compute dtype.
-    native = stored == (h.compute if h.convention == "keras-hub" else convention.output_dtype)
-    at_default = h.start == convention.start
-    simple = h.base_rank + h.sliced
-    tail = (not native, not at_default, _ORDER[h.convention])
-    if residual <= tolerance:
-        return (0, simple, h.sliced, residual, *tail)
-    return (1, residual, simple, h.sliced, *tail)
+    # Stored in the type the library makes: its output type, or Keras-Hub's compute type.
+    made = h.model.split()[0] if h.convention == "keras-hub" else convention.output_dtype
+    tail = (stored != made, h.start != convention.start, _ORDER[h.convention])
+    if h.matched:
+        emulated = h.emulation["residual"] if h.emulation else math.inf
+        return (0, h.base_rank + h.sliced, h.sliced, MODELS.index(h.model), emulated, *tail)
+    # Unexplained: the closest values. (Not the smallest fit: far from position 0 the
+    # models are loose, and a fit there would favour odd first positions.)
+    return (1, h.residual, h.fit, h.base_rank + h.sliced, h.sliced, *tail)
 
 
-def _rank(hypotheses, values, precision, tolerance, stored) -> list[_Hypothesis]:
-    """Hypotheses best first, one per convention.
+def _rank(hypotheses, values, stored) -> list[_Hypothesis]:
+    """The best hypothesis of each convention, best first.
 
-    Every hypothesis is first compared on the first and last rows; those within the
-    tolerance there (or, when none is, the closest) are then compared on every row.
+    Every hypothesis is first judged on the first and last rows; those that fit their
+    model there are judged on every row. A convention that nothing explains keeps its
+    closest hypothesis, judged on every row for the few closest conventions.
     """
     rows = values.shape[0]
-    pool = list(hypotheses)
+    pool = [h for h in hypotheses if math.isfinite(h.residual) or not h.fits]
     for h in pool:
-        if h.sample == math.inf:
-            h.sample = _residual(h, values, precision, _sample_rows(rows))
-            if rows <= 2 * _SAMPLE_ROWS:
-                h.residual, h.complete = h.sample, True
-    pool = [h for h in pool if h.sample < math.inf]
-    pool.sort(key=lambda h: _order(h, h.sample, tolerance, stored))
+        if not h.fits:
+            _judge(h, values, stored, _sample_rows(rows))
+            h.complete = rows <= 2 * _SAMPLE_ROWS
+    pool = sorted((h for h in pool if math.isfinite(h.residual)), key=lambda h: _order(h, stored))
     best: dict[str, _Hypothesis] = {}
-    for h in pool:
-        if h.sample > tolerance and best:
-            break
+    for h in pool:  # best first: each convention keeps the first that fits every row
         held = best.get(h.convention)
-        if held is not None and held.residual <= tolerance:
-            continue  # this convention is already explained; its best stays
-        if not h.complete:
-            h.residual = _residual(h, values, precision, _all_rows(rows))
+        if held is not None and held.matched:
+            continue
+        if h.matched and not h.complete:
+            _judge(h, values, stored, _all_rows(rows))
             h.complete = True
-        if held is None or _order(h, h.residual, tolerance, stored) < _order(
-            held, held.residual, tolerance, stored
-        ):
+        if held is None or (h.matched and not held.matched):
             best[h.convention] = h
-    for h in pool:  # the rest: their sampled residual, a lower bound
-        if h.convention not in best:
-            h.residual = h.sample
-            best[h.convention] = h
-    for _ in range(_LEADER_CHECKS):  # the leader is compared on every row
-        ranked = sorted(best.values(), key=lambda h: _order(h, h.residual, tolerance, stored))
-        if not ranked or ranked[0].complete:
-            return ranked
-        ranked[0].residual = _residual(ranked[0], values, precision, _all_rows(rows))
-        ranked[0].complete = True
-    ranked = sorted(best.values(), key=lambda h: _order(h, h.residual, tolerance, stored))
-    leader = next(h for h in ranked if h.complete)  # the closest of those checked fully
-    return [leader, *(h for h in ranked if h is not leader)]
+    ranked = sorted(best.values(), key=lambda h: _order(h, stored))
+    for h in ranked[:_LEADER_CHECKS]:  # the closest unexplained ones, on every row
+        if not h.complete:
+            _judge(h, values, stored, _all_rows(rows))
+            h.complete = True
+    for h in ranked:
+        if h.matched and h.emulation is None:
+            h.emulation = _emulate(h, values, stored)
+    return sorted(ranked, key=lambda h: _order(h, stored))
 
 
-#: Most full comparisons made to find the closest convention when none matches.
+#: Unexplained conventions judged on every row to find the closest.
 _LEADER_CHECKS = 3
+
+
+# --------------------------------------------------------------------------------------
+# The precision path: posenc's emulations of the library's operations.
+
+
+def _emulations(h: _Hypothesis, stored: str) -> list[tuple[dict[str, Any], str]]:
+    """``conventions.table`` options of the emulations worth trying, with a note each."""
+    name = h.convention
+    if name == "paper":
+        dtype = stored if stored in ("float16", "float32", "float64") else "float64"
+        return [({"dtype": dtype}, "the formula, as posenc.sinusoidal computes it")]
+    if name != "keras-hub":
+        return [({}, "the library's operations in order, in NumPy")]
+    tried = []
+    for model in h.models:
+        dtype = model.split()[0]
+        tried.append(({"dtype": dtype}, f"Keras-Hub computing in {dtype}"))
+        if dtype == "float64":
+            # On TensorFlow, 1 / max_wavelength reaches float64 through a float32 tensor.
+            rounded = 1.0 / float(np.float32(1.0 / h.base))
+            tried.append(
+                (
+                    {"dtype": dtype, "base": rounded},
+                    "Keras-Hub in float64 with 1 / max_wavelength rounded to float32, as "
+                    "on TensorFlow",
+                )
+            )
+    return tried
+
+
+def _emulate(h: _Hypothesis, values: np.ndarray, stored: str) -> dict[str, Any] | None:
+    """The closest of the hypothesis's emulations: its call, residual and note."""
+    rows, cols = values.shape
+    best = None
+    for options, note in _emulations(h, stored):
+        arguments = {"base": h.base, **options}
+        worst = 0.0
+        try:
+            for top, count in _all_rows(rows):
+                built = conventions.table(
+                    h.convention,
+                    count,
+                    h.width,
+                    start=h.start + top,
+                    path="emulated",
+                    **arguments,
+                )[:, h.first : h.first + cols]
+                with np.errstate(over="ignore", invalid="ignore"):
+                    built = round_to(built, stored)
+                    difference = np.abs(built - values[top : top + count])
+                if not np.all(np.isfinite(difference)):
+                    raise OverflowError
+                worst = max(worst, float(difference.max(initial=0.0)))
+        except (ValueError, TypeError, OverflowError):
+            continue
+        if best is None or worst < best["residual"]:
+            shown = ", ".join(f"{k}={v!r}" for k, v in arguments.items())
+            call = (
+                f"table({h.convention!r}, {rows}, {h.width}, start={h.start}, {shown}, "
+                f"path='emulated')"
+            )
+            if (h.first, h.first + cols) != (0, h.width):
+                call += f"[:, {h.first}:{h.first + cols}]"
+            best = {"call": call, "note": note, "residual": worst, "identical": worst == 0.0}
+    return best
 
 
 # --------------------------------------------------------------------------------------
@@ -736,8 +987,10 @@ def identify(table: ArrayLike, *, candidates: object = None) -> Identification:
     Returns
     -------
     Identification
-        The best explanation and its largest residual; ``matched`` says whether that
-        residual is within the tolerance of the table's precision.
+        The structure that explains the table (convention, base, first position,
+        columns), the error model it fits and how closely, and the closest emulation of
+        the library's operations; ``matched`` says whether the table lies within the
+        model's bound of the formula at every entry.
 
     Raises
     ------
@@ -749,48 +1002,57 @@ def identify(table: ArrayLike, *, candidates: object = None) -> Identification:
     --------
     >>> from posenc.conventions import table
     >>> found = identify(table("paper", 200, 64, base=500000.0, start=37))
-    >>> found.matched, found.convention, found.base, found.start, found.residual
-    (True, 'paper', 500000.0, 37, 0.0)
+    >>> found.matched, found.convention, found.base, found.start, found.model
+    (True, 'paper', 500000.0, 37, 'rounded once')
 
     fairseq's rows 10 and on (positions 12, 13, ...) are also whisper's: away from
-    fairseq's padding row the two compute the same numbers.
+    fairseq's padding row the two compute the same formula in float32.
 
     >>> found = identify(table("fairseq", 50, 16)[10:])
-    >>> found.start, sorted([found.convention, *found.equivalent])
-    (12, ['fairseq', 'tensor2tensor', 'whisper'])
+    >>> found.start, found.model, sorted([found.convention, *found.equivalent])
+    (12, 'float32 angles', ['fairseq', 'tensor2tensor', 'whisper'])
     """
     names = _candidate_names(candidates)
     values, stored = _as_table(table)
     precision = _precision(values, stored)
-    tolerance = _tolerance(precision)
     rows, cols = values.shape
 
     found: dict[tuple, _Hypothesis] = {}
     with np.errstate(all="ignore"):  # odd input (huge values, zero columns) is judged below
         _full_width(names, values, precision, found)
-        ranked = _rank(found.values(), values, precision, tolerance, stored)
+        ranked = _rank(found.values(), values, precision)
         # Not explained, or only with a base of many digits: perhaps a slice of columns.
-        if not ranked or ranked[0].residual > tolerance or ranked[0].base_rank > 2:
+        if not ranked or not ranked[0].matched or ranked[0].base_rank > 2:
             _column_slices(names, values, precision, found)
-            ranked = _rank(found.values(), values, precision, tolerance, stored)
+            ranked = _rank(found.values(), values, precision)
     if not ranked:
         raise ValueError(
             f"no candidate convention can make a table of {cols} columns "
             f"(candidates: {', '.join(names)})"
         )
     best = ranked[0]
+    if precision == "float64":  # the residual to a few 1e-16, not to t * 2**-52
+        _judge(best, values, precision, _all_rows(rows), accurate=True)
+    same = (best.base, best.start, best.width, best.first)
     result = Identification(
-        matched=best.residual <= tolerance,
+        matched=best.matched,
         convention=best.convention,
         base=best.base,
         start=best.start,
         width=best.width,
         columns=(best.first, best.first + cols),
         residual=best.residual,
+        model=best.model,
+        fit=best.fit,
+        tolerance=best.peaks.get(best.model, math.inf),
         rows=rows,
         dtype=precision,
-        tolerance=tolerance,
-        equivalent=tuple(h.convention for h in ranked[1:] if h.residual <= tolerance),
+        equivalent=tuple(
+            h.convention
+            for h in ranked[1:]
+            if h.matched and (h.base, h.start, h.width, h.first) == same
+        ),
+        emulation=None if best.emulation is None else Emulation(**best.emulation),
         alternatives=tuple(_candidate(h, cols) for h in ranked[1:5]),
         explanation="",
     )
@@ -799,7 +1061,15 @@ def identify(table: ArrayLike, *, candidates: object = None) -> Identification:
 
 def _candidate(h: _Hypothesis, cols: int) -> Candidate:
     return Candidate(
-        h.convention, h.base, h.start, h.width, (h.first, h.first + cols), h.residual, h.complete
+        convention=h.convention,
+        base=h.base,
+        start=h.start,
+        width=h.width,
+        columns=(h.first, h.first + cols),
+        residual=h.residual,
+        model=h.model,
+        fit=h.fit,
+        complete=h.complete,
     )
 
 
@@ -823,25 +1093,39 @@ def _explanation(result: Identification, stored: str) -> str:
         lines.append(f"The table is the {result.convention} convention ({convention.title}).")
     else:
         lines.append(
-            "No convention explains this table within the tolerance (column slices are "
+            "No convention explains this table within its error model (column slices are "
             "recognised for the interleaved layouts only)."
         )
         lines.append(f"Closest: {result.convention} ({convention.title}).")
     lines.append(
-        f"Base {result.base:g}, positions {result.start} to {last}, {where}; "
-        f"largest difference {_number(result.residual)} "
-        f"(tolerance {result.tolerance:.2g} for {held})."
+        f"Base {result.base:g}, positions {result.start} to {last}, {where}, {held}; "
+        f"largest difference from the formula {_number(result.residual)}, "
+        f"{result.fit:.2g} of what the {result.model} error model allows."
     )
     if (first, stop) != (0, result.width):
         lines.append(
             "A column slice fixes only ln(base)/width: the width is the one this base gives."
         )
     if result.equivalent:
+        several = len(result.equivalent) > 1
         lines.append(
-            "Also within the tolerance (they compute the same numbers here): "
+            "On these rows "
             + ", ".join(result.equivalent)
-            + "."
+            + (" compute" if several else " computes")
+            + " the same formula, and the table lies within "
+            + ("their error models" if several else "its error model")
+            + " too: it cannot tell them apart."
         )
+    if result.emulation is not None:
+        e = result.emulation
+        if e.identical:
+            lines.append(f"posenc's emulation ({e.note}) gives the same bits: {e.call}.")
+        else:
+            lines.append(
+                f"posenc's closest emulation ({e.note}) differs by at most "
+                f"{_number(e.residual)}: {e.call}. Float32 exp, sin and cos are not "
+                "correctly rounded, and libraries round them differently."
+            )
     if result.rows == 1 and result.start == 0:
         lines.append("A single row at position 0 is the same for every base.")
     return " ".join(lines)

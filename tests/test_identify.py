@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import math
 import sys
-import time
 import types
 
 import mpmath
@@ -48,7 +47,7 @@ def assert_identified(found: Identification, name: str, *, base=10000.0, start=0
     assert names_it(found, name), found.explanation
     assert found.base == base, found.explanation
     assert found.start == start, found.explanation
-    assert found.residual <= found.tolerance
+    assert found.fit <= 1.0 and found.residual <= found.tolerance
 
 
 def widths_for(name: str) -> list[int]:
@@ -85,10 +84,13 @@ def test_other_bases(name, base):
 def test_exact_name_where_the_numbers_differ(name):
     # Far from position 0 these conventions' roundings differ, so the name is exact;
     # fairseq from position 0 has its padding row (position 1) in the table.
+    # posenc's emulation of each library's operations: its roundings are the library's
+    # (the exact path would give every convention the same correctly rounded values).
     start = 0 if name == "fairseq" else 54321
-    found = identify(table(name, 200, 64, start=start))
+    found = identify(table(name, 200, 64, start=start, path="emulated"))
     assert found.convention == name, found.explanation
     assert found.start == start
+    assert found.emulation is not None and found.emulation.identical, found.explanation
 
 
 def test_xlm_is_named_for_float32_and_paper_for_float64():
@@ -96,7 +98,9 @@ def test_xlm_is_named_for_float32_and_paper_for_float64():
     assert (xlm.convention, xlm.dtype) == ("xlm", "float32")
     assert "paper" in xlm.equivalent  # the same numbers: the exact values, rounded
     paper = identify(table("paper", 100, 32, start=500))
-    assert (paper.convention, paper.dtype, paper.residual) == ("paper", "float64", 0.0)
+    assert (paper.convention, paper.dtype, paper.model) == ("paper", "float64", "rounded once")
+    assert paper.residual <= 4e-16  # both within a few 1e-16 of the real numbers
+    assert paper.emulation is not None and paper.emulation.identical
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -114,7 +118,6 @@ def test_float16_storage(name, start):
     stored = table(name, 100, 64, start=start).astype(np.float16)
     found = identify(stored)
     assert found.dtype == "float16"
-    assert found.tolerance == 4 * 2.0**-10
     assert found.matched, found.explanation
     assert found.start == start and found.base == 10000.0
     # In float16 the interleaved conventions round to the same numbers.
@@ -222,10 +225,93 @@ def paper_like(rows, width, *, exponent, swap=False):
 def test_other_formulas_are_not_matched(mistake):
     found = identify(mistake)
     assert not found.matched
-    assert found.residual > found.tolerance
+    assert found.fit > 1.0
     assert found.convention in CONVENTIONS  # the closest is named
     assert found.alternatives
     assert "No convention explains this table" in found.explanation
+
+
+# --------------------------------------------------------------------------------------
+# The error model: structure first, precision path second.
+
+
+def float32_pipeline(rows, width, start, *, nudge=0):
+    """Whisper's formula in float32, written out here, each speed moved ``nudge`` ulps.
+
+    A library whose float32 ``exp`` rounds differently from NumPy's gives speeds an ulp
+    or so away from NumPy's; ``nudge`` plays that library.
+    """
+    half = width // 2
+    speed = np.exp(np.float32(-math.log(10000.0) / (half - 1)) * np.arange(half, dtype=np.float32))
+    for _ in range(abs(nudge)):
+        speed = np.nextafter(speed, np.float32(np.inf if nudge > 0 else 0))
+    angle = np.arange(start, start + rows, dtype=np.float32)[:, None] * speed[None, :]
+    return np.concatenate([np.sin(angle), np.cos(angle)], axis=1)  # (L, d) float32
+
+
+@pytest.mark.parametrize("nudge", [-2, -1, 1, 2])
+@pytest.mark.parametrize(("rows", "width", "start"), [(50, 16, 0), (2048, 64, 0), (16, 64, 10**5)])
+def test_another_librarys_float32_rounding_is_still_named(nudge, rows, width, start):
+    # The issue's failure: such tables were "not identified", or Marian with base 37275.9.
+    found = identify(float32_pipeline(rows, width, start, nudge=nudge))
+    assert found.matched, found.explanation
+    assert found.model == "float32 angles"
+    assert {"whisper", "fairseq", "tensor2tensor"} & {found.convention, *found.equivalent}
+    assert (found.base, found.start) == (10000.0, start), found.explanation
+    assert found.emulation is not None and not found.emulation.identical
+    assert all(c.base == 10000.0 or not c.fit <= 1.0 for c in found.alternatives)
+
+
+def test_a_rounded_once_table_is_told_from_a_float32_pipeline():
+    rounded = identify(table("paper", 2048, 64, dtype="float32"))
+    assert rounded.model == "rounded once", rounded.explanation
+    # Far from 0 the float32 angles of the tutorial are off by many ulps: not rounded once.
+    pipeline = identify(table("pytorch-tutorial", 64, 64, start=10**5, path="emulated"))
+    assert pipeline.model == "float32 angles", pipeline.explanation
+    assert pipeline.convention in ("pytorch-tutorial", "keras-hub")
+
+
+def test_the_bound_is_tight_enough_to_refuse_a_wrong_structure():
+    # One entry moved past the float32 model's bound, near position 0 where the bound is a
+    # few ulps: the witness is refused, and the same move inside the bound is accepted.
+    good = float32_pipeline(200, 32, 0)
+    assert identify(good).matched
+    # Column 30 is the cosine of pair 14 of 16, speed w = 10000**(-14/15); row 3 is
+    # position 3. The documented bound there: ((2 |ln w| + 3) t + 2) eps, t = 3 w.
+    w = 10000.0 ** (-14 / 15)
+    bound = 2.0**-23 * ((2 * abs(math.log(w)) + 3) * 3 * w + 2)
+    for factor, expected in ((0.5, True), (3.0, False)):
+        moved = good.astype(np.float64)
+        moved[3, 30] += factor * bound
+        assert identify(moved).matched is expected, factor
+
+
+def test_keras_float64_on_tensorflow_is_named_with_its_path():
+    # Keras on TensorFlow rounds 1 / max_wavelength to float32 before its float64 work.
+    tf_like = table(
+        "keras-hub", 300, 32, dtype="float64", base=1 / float(np.float32(1e-4)), path="emulated"
+    )
+    found = identify(tf_like)
+    assert found.matched, found.explanation
+    assert (found.convention, found.base, found.dtype) == ("keras-hub", 10000.0, "float64")
+    assert found.emulation is not None and "TensorFlow" in found.emulation.note
+    assert found.emulation.residual < 1e-12, found.explanation
+
+
+def test_the_json_is_stable():
+    data = json.loads(json.dumps(identify(table("fairseq", 40, 16)).as_dict()))
+    assert set(data) == {
+        "schema", "matched", "convention", "base", "start", "width", "columns", "residual",
+        "model", "fit", "tolerance", "rows", "dtype", "equivalent", "emulation",
+        "alternatives", "explanation",
+    }  # fmt: skip
+    assert data["schema"] == 2
+    assert set(data["emulation"]) == {"call", "note", "residual", "identical"}
+    for candidate in data["alternatives"]:
+        assert set(candidate) == {
+            "convention", "base", "start", "width", "columns", "residual", "model", "fit",
+            "complete",
+        }  # fmt: skip
 
 
 # --------------------------------------------------------------------------------------
@@ -288,14 +374,9 @@ def test_candidates_restrict_the_search():
     assert {c.convention for c in found.alternatives} <= {"whisper"}
 
 
-def test_fast_for_a_large_table():
-    big = table("xlm", 4096, 1024, start=12345)
-    identify(big[:200, :64])  # warm caches of the formulas
-    began = time.perf_counter()
-    found = identify(big)
-    took = time.perf_counter() - began
-    assert found.matched and found.start == 12345
-    assert took < 2.0  # < 1 s on an idle 2-core machine; margin for a loaded one
+def test_a_large_table():
+    found = identify(table("xlm", 4096, 1024, start=12345))
+    assert found.matched and found.start == 12345 and found.width == 1024
 
 
 def test_as_dict_is_json():
@@ -453,7 +534,8 @@ def test_cli_json(tmp_path, posenc, capsys):
     np.savez(path, a=table("keras-hub", 60, 32, start=9), b=np.zeros(2))
     assert posenc(["identify", str(path), "--key", "a", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert (data["convention"], data["start"], data["matched"]) == ("keras-hub", 9, True)
+    assert (data["start"], data["matched"], data["schema"]) == (9, True, 2)
+    assert "keras-hub" in [data["convention"], *data["equivalent"]]
 
 
 def test_cli_candidates(tmp_path, posenc, capsys):

@@ -58,9 +58,19 @@ found = identify(load_table(scratch / "framework_table.npy"))
 print(found.explanation)
 
 # %% [markdown]
-# The verdict names the convention, the base and the first position, and the
-# largest difference between your table and that convention's own table.
-#
+# The verdict names the convention, the base and the first position, then
+# the **error model** the table fits: a float32 table whose angles were
+# computed in float32 may drift from the formula by an amount that grows like
+# position times ulp, while a table rounded once stays within half an ulp. Last
+# comes the **precision path**: how close posenc's emulation of the library's
+# own float32 steps comes, bit-identical here because this table was made with
+# NumPy, as posenc's emulation is.
+
+# %%
+print("error model:", found.model, f"(uses {found.fit:.0%} of its bound)")
+print("closest emulation:", found.emulation.call, "identical:", found.emulation.identical)
+
+# %% [markdown]
 # ## A slice from the middle, stored in half precision
 #
 # Tables are often saved cut: a window of rows far from the start, or cast to
@@ -99,14 +109,18 @@ print(found.explanation)
 #
 # Knowing the convention is half of the story. The other half is precision.
 # The tutorial's float32 angles lose accuracy as positions grow (Proposition
-# 14). `posenc.sinusoidal` in float32 rounds each entry once; Proposition 14
+# 14); `path="emulated"` follows its float32 steps in NumPy (by default a
+# convention's table is its formula rounded once). `posenc.sinusoidal` in
+# float32 rounds each entry once; Proposition 14
 # checks that it stays within one float32 ulp of the true values at the
 # positions it samples. The cell prints both errors, measured against the
 # float64 table, the second in float32 ulps:
 
 # %%
 for start in (0, 10_000, 1_000_000):
-    tutorial = posenc.conventions.table("pytorch-tutorial", 64, 512, start=start)  # (64, 512)
+    tutorial = posenc.conventions.table(
+        "pytorch-tutorial", 64, 512, start=start, path="emulated"
+    )  # (64, 512): the tutorial's float32 steps, in NumPy
     ours = posenc.sinusoidal(64, 512, start=start, dtype=np.float32)  # (64, 512)
     exact = posenc.sinusoidal(64, 512, start=start)  # (64, 512), float64
     ulp = np.spacing(np.abs(exact).astype(np.float32))  # (64, 512): one float32 ulp per entry

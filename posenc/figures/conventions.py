@@ -4,9 +4,10 @@
   and in the concatenated layout, the permutation between them, and the two
   ladders of wavelengths, 2i/d against i/(h-1) (Proposition 13).
 - :func:`fig_floating_point`: how far the float32 formula of the PyTorch
-  tutorial drifts from the true code as the position grows, beside the same
-  formula in float64 and posenc's float32 table, with the exact-integer limits
-  of bfloat16, float16 and float32 marked (Proposition 14).
+  tutorial drifts from the true code as the position grows (posenc's emulation
+  of the tutorial's float32 operations), beside the same formula in float64 and
+  posenc's float32 table, with the exact-integer limits of bfloat16, float16 and
+  float32 marked (Proposition 14).
 """
 
 from __future__ import annotations
@@ -180,7 +181,7 @@ def _errors(width: int, positions: tuple[int, ...]) -> tuple[np.ndarray, ...]:
                 angle = pos * speed
                 true[2 * i], true[2 * i + 1] = mpmath.sin(angle), mpmath.cos(angle)
             rows = (
-                table("pytorch-tutorial", 1, width, start=pos)[0],
+                table("pytorch-tutorial", 1, width, start=pos, path="emulated")[0],
                 _float64_formula(pos, width),
                 sinusoidal(1, width, start=pos, dtype=np.float32)[0],
             )
@@ -207,8 +208,11 @@ def fig_floating_point(width: int = 512, per_decade: int = 3, top: int = 10**8) 
     The largest absolute error over all ``width`` columns, against the true code
     (mpmath, 30 digits), at positions 1 .. ``top`` (``per_decade`` per decade,
     log-log axes): the PyTorch tutorial's formula in float32
-    (``posenc.conventions.table("pytorch-tutorial", ...)``), the same formula in
-    float64, and ``posenc.sinusoidal`` in float32. Dashed vertical lines mark
+    (``posenc.conventions.table("pytorch-tutorial", ..., path="emulated")``:
+    posenc's emulation of the tutorial's float32 operations in NumPy, not the
+    tutorial's own bits, which torch's float32 ``exp``, ``sin`` and ``cos`` may
+    round differently), the same formula in float64, and ``posenc.sinusoidal``
+    in float32. Dashed vertical lines mark
     the last position each format holds exactly: 256 (bfloat16), 2048
     (float16), 2^24 (float32); the dotted line is one float32 ulp of 1
     (Proposition 14).
@@ -227,7 +231,13 @@ def fig_floating_point(width: int = 512, per_decade: int = 3, top: int = 10**8) 
     x = np.array(positions)  # (n,)
     floor = 1e-17  # an error that happens to be 0 is drawn here
     for values, colour, marker, label, gid in (
-        (tutorial, _TUTORIAL, "o", "float32, the tutorial's formula", "error-tutorial-float32"),
+        (
+            tutorial,
+            _TUTORIAL,
+            "o",
+            "float32, the tutorial's steps (emulated)",
+            "error-tutorial-float32",
+        ),
         (float64, _FLOAT64, "^", "float64, the same formula", "error-float64"),
         (posenc32, _POSENC, "s", "float32, posenc.sinusoidal", "error-posenc-float32"),
     ):
