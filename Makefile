@@ -71,9 +71,11 @@ test: install chromium
 # The real libraries (torch, transformers, Whisper, fairseq, Keras-Hub on three backends,
 # tensor2tensor, Meta's Llama code) in their own environment, .venv-conformance: never in
 # .venv. setup.sh does nothing when the pins are unchanged; see conformance/README.md.
+# CONFORMANCE_VENV may live outside the checkout, so that fresh clones share one (CI does).
+CONFORMANCE_VENV ?= .venv-conformance
 conformance:
-	bash conformance/setup.sh
-	.venv-conformance/bin/python -m pytest conformance
+	POSENC_CONFORMANCE_VENV=$(CONFORMANCE_VENV) bash conformance/setup.sh
+	POSENC_CONFORMANCE_SOURCES=$(CONFORMANCE_VENV)/src $(CONFORMANCE_VENV)/bin/python -m pytest conformance
 
 lint: install
 	$(BIN)/ruff check .

@@ -30,7 +30,9 @@ def _keras_tables(backend: str, cases: list) -> dict[str, np.ndarray]:
     if backend == "jax":
         import jax
 
-        jax.config.update("jax_enable_x64", True)  # else JAX quietly computes float64 as float32
+        # Else JAX quietly computes float64 as float32. (Keras itself still takes ops.sin
+        # and ops.cos of a float64 tensor in float32 on JAX: see README.md.)
+        jax.config.update("jax_enable_x64", True)
     out: dict[str, np.ndarray] = {"meta:keras": np.array(keras.__version__)}
     out["meta:keras_hub"] = np.array(keras_hub.__version__)
     for key, length, width, start, dtype in cases:

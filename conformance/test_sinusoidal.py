@@ -1,328 +1,344 @@
 """posenc's sinusoidal conventions against the libraries' own code.
 
-Each case builds a table with the real library, builds the same table with
-``posenc.conventions.table``, and records the largest difference and a verdict in
-``record.json``. What is asserted is only what holds:
+Each real table (built once per session by ``conftest.RealTables``) is compared with
+two of posenc's tables, and each comparison is one case of ``record.json``:
 
-- **float64 pipelines** (Hugging Face XLM, DistilBERT, Marian, Pegasus: angles, sines
-  and cosines in float64, rounded once to float32) must match bit for bit.
-- **float32 pipelines** (fairseq and its Hugging Face ports, Whisper, tensor2tensor,
-  Keras-Hub) cannot: float32 ``exp``, ``sin`` and ``cos`` are faithful (within one ulp)
-  but not correctly rounded, and NumPy, torch, TensorFlow and XLA round them
-  differently. They must agree within the error model below.
+- **the emulation**, ``table(..., path="emulated")``: the library's operations in
+  order, in NumPy. For the float64 pipelines (Hugging Face XLM, DistilBERT, Marian,
+  Pegasus: angles, sines and cosines in float64, rounded once to float32) it must
+  match bit for bit; for the float32 pipelines (fairseq and its ports, Whisper,
+  tensor2tensor, Keras-Hub) within the emulation model below.
+- **the exact formula**, ``table(..., path="exact")``: exact speeds and positions,
+  each entry rounded once. Every library must lie within the exact model below.
 
-The error model of a float32 pipeline
--------------------------------------
-Both sides evaluate the same float32 operations: a speed ``w = exp(x)`` from the
-same float32 argument ``x``, an angle ``t = fl(pos * w)``, then ``sin t`` or ``cos t``.
-With ``eps = 2**-23`` (one ulp at 1; an ulp of ``v`` is at most ``eps * |v|``):
+Besides, posenc's exact table is checked against this file's own reference
+(:func:`reference`: speeds from mpmath, angles, sines and cosines in float64).
 
-1. each side's ``exp`` is within one ulp of ``e**x``, so the two speeds differ by at
-   most ``2 eps w``;
-2. the product ``pos * w`` is rounded once on each side (half an ulp each), so the
-   two angles differ by at most ``2 eps t + eps t = 3 eps t``;
-3. ``sin`` and ``cos`` have slope at most 1 and each side is within one ulp of the
-   true value of its own angle (an ulp below 1 is at most ``eps / 2``), adding ``eps``.
+Notation: ``eps`` is the machine epsilon of the pipeline's type (``2**-23`` for
+float32, ``2**-52`` for float64); an ulp of ``v`` is at most ``eps |v|``, and at most
+``eps / 2`` for ``|v| < 1``. ``w`` is a column's exact speed, ``t = pos * w`` its exact
+angle. Bounds are to first order in ``eps``.
 
-So ``|difference| <= (3 t + 1) eps`` entry by entry, with ``t = pos * w`` the exact
-angle. The test allows a third more, ``(4 t + 2) eps``, because it uses the exact
-angle for the computed one and the libraries' ``exp`` is only documented, not proven,
-to be faithful. Keras-Hub's speed is a float32 ``pow``, not ``exp``: evaluated as
-``exp(e * log x)`` it may be off by ``|e ln x| eps`` (9.2 eps at base 10000), so for
-Keras-Hub step 1 is unproven and the bound is one that was measured to hold (JAX
-reached 3.3 eps per unit of angle, see README.md). The same model with
-``eps = 2**-52`` covers a float64 pipeline whose elementary functions are not NumPy's
-(Keras-Hub's float64 on torch; on TensorFlow and JAX its float64 tables are recorded
-only, for the reasons in README.md).
+The emulation model: real vs ``path="emulated"``
+------------------------------------------------
+Both sides compute ``w = exp(x)`` from the *same* float32 argument ``x``, round
+``pos * w`` once, then take ``sin`` or ``cos``. Each faithful ``exp`` is within one ulp
+of ``e**x``, so the two speeds differ by at most ``2 eps w``; each side's product adds
+half an ulp, so the angles differ by at most ``3 eps t``; each ``sin``/``cos`` is
+within half an ulp of its own angle's value, adding ``eps``. So
+``|real - emulated| <= (3 t + 1) eps``; the test asserts ``(4 t + 2) eps``, a third
+more, because it uses the exact angle for the computed one.
+
+The exact model: real vs ``path="exact"``
+-----------------------------------------
+Here the float32 argument of ``exp`` (or ``pow``) is itself a rounded number, and its
+error is multiplied by the size of the argument, ``|x| = |ln w|``:
+
+1. *The argument.* fairseq, Whisper and tensor2tensor form ``x = -i * step`` with
+   ``step = ln(base) / (h - 1)``: the step rounded to float32 (and in tensor2tensor
+   divided in float32), the product rounded again. At most three roundings of half an
+   ulp: ``|x - ln w| <= (3/2) eps |ln w|``, so ``e**x`` is within
+   ``(3/2) |ln w| eps`` of ``w``, relatively.
+2. *exp* is faithful: one more ``eps`` relative. The speed is within
+   ``((3/2) |ln w| + 1) eps`` of ``w``.
+3. *The angle.* The position is exact (below ``2**24``), the product adds half an ulp:
+   the angle is within ``((3/2) |ln w| + 3/2) eps t`` of ``t``.
+4. *sin and cos* add half an ulp, and posenc's rounding of the exact value another.
+
+So ``|real - exact| <= (((3/2) |ln w| + 3/2) t + 1) eps``. For Keras-Hub the speed is
+``pow(m, e)`` with ``m = fl(1e-4)`` and ``e = fl(2k / d)``: the base's rounding shifts
+``ln w = e ln m`` by at most ``e eps / 2 <= eps / 2``, the exponent's by
+``|ln w| eps / 2``, and a faithful ``pow`` adds ``eps``: ``(|ln w| / 2 + 3/2) eps`` in
+the speed, ``((|ln w| / 2 + 2) t + 1) eps`` in the entry. If ``pow`` is instead
+``exp(e * log m)`` in float32, the rounded ``log m`` and the rounded product add
+``|ln w| eps`` more: ``(((3/2) |ln w| + 2) t + 1) eps``. Keras-Hub's masks multiply by
+0 and 1 and its sum adds a zero, both exact. The test asserts
+``((2 |ln w| + 3) t + 2) eps`` for all of them (at base 10000, ``|ln w| <= 9.21``).
+The record's ``eps_per_angle`` is the measured constant ``max(diff / (eps max(t, 1)))``
+and ``eps_per_log_angle`` is ``max(diff / (eps (|ln w| + 1) max(t, 1)))``.
+
+Two Keras-Hub float64 pipelines are not float64 throughout:
+
+- **TensorFlow**: ``ops.cast(1 / max_wavelength, "float64")`` converts the Python float
+  to a float32 tensor first, so the table is Keras-Hub's at base
+  ``1 / float32(1e-4)``, computed in float64. Asserted: within the float64 models of
+  posenc's tables at that base.
+- **JAX**: Keras's type promotion (``keras.src.backend.common.dtypes.result_type``)
+  maps float64 to float32 on every backend but TensorFlow, and Keras's ``ops.sin`` and
+  ``ops.cos`` on JAX cast their argument to that type. So the float64 angles are
+  rounded to float32 (half an ulp: ``eps32 t / 2``), their sines taken in float32
+  (``eps32 / 2``) and stored in float64: every value is a float32 number, within
+  ``(t + 1) eps32 / 2`` of the formula. Asserted: float32 values, within
+  ``(t + 1) eps32`` of both posenc tables. Keras-Hub on torch calls ``torch.sin``
+  directly, in float64.
 """
 
 from __future__ import annotations
 
+import mpmath
 import numpy as np
 import pytest
-import torch
-from conftest import load_fairseq_module, record, run_worker, version
+from conftest import LIBRARIES, Refused, real_table, record, sinusoidal_specs
 
-from posenc.conventions import columns, table
-from posenc.identify import identify
+from posenc.conventions import table
 
 EPS = {"float32": 2.0**-23, "float64": 2.0**-52}
 
-#: (length, width): tiny, odd, ordinary and wide tables. Positions start at 0 here.
-SIZES = [(1, 4), (3, 5), (7, 6), (50, 16), (129, 63), (2048, 64), (2048, 512)]
-
-#: A few rows far out, where one ulp of a speed is worth most: (start, length, width).
-FAR = (100_000, 16, 64)
-
-#: Rows identify is given from a table longer than this: its last rows (a cut).
-IDENTIFY_ROWS = 2048
+#: Keras-Hub's float64 base on TensorFlow: 1 / max_wavelength passes through float32.
+TF_FLOAT64_BASE = 1.0 / float(np.float32(1.0 / 10000.0))
 
 
-def _angles(convention: str, width: int, start: int, length: int) -> np.ndarray:
-    """Exact angles ``pos * w`` of every entry, (L, d), from posenc's exact speeds."""
-    _, speeds = columns(convention, width)  # (d,) float64
-    positions = np.arange(start, start + length, dtype=np.float64)  # (L,)
-    return positions[:, None] * speeds[None, :]  # (L, d)
+def reference(convention, length, width, start, dtype, base=10000.0):
+    """The formula's table by this file's own reading of it, and each entry's angle and |ln w|.
+
+    Speeds from mpmath (30 digits), angles ``pos * w`` and their sines and cosines in
+    float64, rounded to ``dtype``. Returns ``(table, angle, log_speed)``, each (L, d).
+    """
+    mpmath.mp.dps = 30
+    half = width // 2
+    if convention in ("tensor2tensor", "fairseq", "whisper"):
+        denominator = max(half - 1, 1)
+        pair = [mpmath.power(base, -mpmath.mpf(i) / denominator) for i in range(half)]
+        speeds = pair + pair + [mpmath.mpf(0)] * (width % 2)  # sines, cosines, a zero column
+        kinds = ["sin"] * half + ["cos"] * half + ["zero"] * (width % 2)
+    else:  # column j of the interleaved table turns at base**(-2(j//2)/d)
+        speeds = [mpmath.power(base, -mpmath.mpf(2 * (j // 2)) / width) for j in range(width)]
+        kinds = ["sin" if j % 2 == 0 else "cos" for j in range(width)]
+        if convention == "marian":
+            order = list(range(0, width, 2)) + list(range(1, width, 2))
+            speeds, kinds = [speeds[j] for j in order], [kinds[j] for j in order]
+    w = np.array([float(s) for s in speeds])  # (d,)
+    logs = np.array([float(-mpmath.log(s)) if s else 0.0 for s in speeds])  # (d,) |ln w|
+    positions = np.arange(start, start + length, dtype=np.float64)  # (L,), exact
+    angle = positions[:, None] * w[None, :]  # (L, d)
+    values = np.zeros((length, width))  # (L, d)
+    kinds = np.array(kinds)
+    values[:, kinds == "sin"] = np.sin(angle[:, kinds == "sin"])
+    values[:, kinds == "cos"] = np.cos(angle[:, kinds == "cos"])
+    if convention == "fairseq" and 0 <= 1 - start < length:
+        values[1 - start] = 0.0  # padding_idx 1
+    log_speed = np.broadcast_to(logs[None, :], angle.shape)
+    return values.astype(dtype), angle, log_speed
 
 
-def _identify(real: np.ndarray, expected: str) -> dict:
-    """What identify says about a real table (its last rows, if it is long)."""
-    rows = real[-IDENTIFY_ROWS:]
-    try:
-        found = identify(rows)
-    except ValueError as error:
-        return {"ran": False, "message": str(error)}
-    right = found.matched and expected in (found.convention, *found.equivalent)
-    return {
-        "ran": True,
-        "rows": rows.shape[0],
-        "matched": found.matched,
-        "right": right,
-        "convention": found.convention,
-        "equivalent": list(found.equivalent),
-        "base": found.base,
-        "start": found.start,
-        "residual": found.residual,
-        "dtype": found.dtype,
-    }
+def _posenc(convention, spec, path, base=None):
+    options = {"start": spec.start, "path": path}
+    if convention == "keras-hub":
+        options["dtype"] = spec.dtype
+    if base is not None:
+        options["base"] = base
+    return table(convention, spec.length, spec.width, **options)
 
 
-def _compare(
-    library, lib_version, case, real, convention, *, start=0, precision, exact, options=None
+def compare(
+    name,
+    lib_version,
+    case,
+    real,
+    ours,
+    bound,
+    angle,
+    log_speed,
+    *,
+    precision,
+    compared,
+    kind="sinusoidal",
+    convention,
+    expect,
+    **extra,
 ):
-    """Record one case, then assert what holds for its pipeline."""
+    """Record one comparison and assert it: expect "bit-identical", "model" or None."""
     real = np.asarray(real)
-    ours = table(convention, real.shape[0], real.shape[1], start=start, **(options or {}))
-    assert real.shape == ours.shape, f"{library} {case}: shape {real.shape} != {ours.shape}"
-    difference = np.abs(real.astype(np.float64) - ours.astype(np.float64))  # (L, d)
-    largest = float(difference.max()) if difference.size else 0.0
+    assert real.shape == ours.shape, f"{name} {case}: shape {real.shape} != {ours.shape}"
+    with np.errstate(invalid="ignore"):
+        difference = np.abs(real.astype(np.float64) - ours.astype(np.float64))  # (L, d)
+    finite = bool(np.isfinite(difference).all())
+    largest = float(difference.max()) if difference.size and finite else None
     eps = EPS[precision]
-    angle = _angles(convention, real.shape[1], start, real.shape[0])  # (L, d)
-    bound = (4.0 * angle + 2.0) * eps  # (L, d): the error model of the module docstring
     identical = bool(np.array_equal(real, ours))
-    within = bool(np.all(difference <= bound))
+    within = finite and bool(np.all(difference <= bound))
     if identical:
         verdict = "bit-identical"
-    elif within and not exact:
+    elif within and expect != "bit-identical":
         verdict = f"within the {precision} model"
     else:
         verdict = "differs"
-    entry = {
-        "library": library,
-        "version": lib_version,
-        "case": case,
-        "convention": convention,
-        "dtype": str(real.dtype),
-        "largest_difference": largest,
-        # The model's constant: largest difference in units of eps * max(angle, 1).
-        "eps_per_angle": float((difference / (eps * np.maximum(angle, 1.0))).max()),
-        "verdict": verdict,
-        "identify": _identify(real, convention),
-    }
-    record(**entry)
-    if exact is None:
-        return  # recorded only: see the caller for why nothing holds to be asserted
-    if exact:
-        assert identical, f"{library} {case}: not bit-identical, largest difference {largest:.3g}"
-    else:
+    if expect is None and not identical:
+        verdict = "recorded only: " + extra.pop("reason")
+    extra.pop("reason", None)
+    scale = eps * np.maximum(angle, 1.0)  # (L, d)
+    measured = {}
+    if difference.size and finite:
+        measured["eps_per_angle"] = float((difference / scale).max())
+        measured["eps_per_log_angle"] = float((difference / (scale * (log_speed + 1))).max())
+    record(
+        library=name,
+        version=lib_version,
+        kind=kind,
+        case=case,
+        convention=convention,
+        compared=compared,
+        dtype=str(real.dtype),
+        largest_difference=largest,
+        verdict=verdict,
+        **measured,
+        **extra,
+    )
+    if expect == "bit-identical":
+        assert identical, f"{name} {case}: not bit-identical, largest difference {largest}"
+    elif expect == "model":
+        assert finite, f"{name} {case}: not finite"
         worst = np.unravel_index(np.argmax(difference - bound), difference.shape)
         assert within, (
-            f"{library} {case}: difference {difference[worst]:.3g} at {worst} exceeds the "
-            f"{precision} model bound {bound[worst]:.3g}"
+            f"{name} {case}: {compared}: difference {difference[worst]:.3g} at {worst} "
+            f"exceeds the {precision} model's {bound[worst]:.3g}"
         )
 
 
-# --------------------------------------------------------------------------------------
-# torch-based libraries, in this process.
+def emulation_bound(angle, eps):
+    return (4.0 * angle + 2.0) * eps
 
 
-def _fairseq_tables():
-    """fairseq and its Hugging Face ports: (library, version, get_embedding)."""
-    from transformers.models.fsmt import modeling_fsmt
-    from transformers.models.m2m_100 import modeling_m2m_100
-    from transformers.models.speech_to_text import modeling_speech_to_text
-
-    fairseq = load_fairseq_module("modules/sinusoidal_positional_embedding.py")
-    hf = version("transformers")
-    return [
-        ("fairseq", "0.12.2", fairseq.SinusoidalPositionalEmbedding.get_embedding),
-        ("transformers FSMT", hf, modeling_fsmt.SinusoidalPositionalEmbedding.get_embedding),
-        (
-            "transformers M2M100",
-            hf,
-            modeling_m2m_100.M2M100SinusoidalPositionalEmbedding.get_embedding,
-        ),
-        (
-            "transformers Speech2Text",
-            hf,
-            modeling_speech_to_text.Speech2TextSinusoidalPositionalEmbedding.get_embedding,
-        ),
-    ]
+def exact_bound(angle, log_speed, eps):
+    return ((2.0 * log_speed + 3.0) * angle + 2.0) * eps
 
 
-FAIRSEQ_LIBRARIES = [
-    "fairseq",
-    "transformers FSMT",
-    "transformers M2M100",
-    "transformers Speech2Text",
-]
-
-
-def _sizes(minimum_width: int, even: bool = False):
-    chosen = [(n, d) for n, d in SIZES if d >= minimum_width and (d % 2 == 0 or not even)]
-    return [*chosen, (FAR[0] + FAR[1], FAR[2])]  # the far rows: the whole table up to them
-
-
-# fairseq zeroes row padding_idx = 1, so its table needs 2 rows (1 row is an IndexError).
-@pytest.mark.parametrize(
-    "size", [s for s in _sizes(4) if s[0] >= 2], ids=lambda s: f"{s[0]}x{s[1]}"
-)
-@pytest.mark.parametrize("library", FAIRSEQ_LIBRARIES)
-def test_fairseq_family(library, size):
-    name, lib_version, get_embedding = next(t for t in _fairseq_tables() if t[0] == library)
-    length, width = size
-    real = get_embedding(length, width, 1).numpy()  # (L, d), row 1 is padding
-    _compare(
+def check_table(name, lib_version, spec, real, *, kind="sinusoidal", case=None):
+    """Compare one real table with both of posenc's tables, by its library's pipeline."""
+    lib = LIBRARIES[name]
+    convention = lib.convention
+    case = case or spec.key + (", padding_idx 1" if lib.family == "fairseq" else "")
+    out = "float64" if spec.dtype == "float64" else "float32"
+    keras64 = lib.family == "keras" and spec.dtype == "float64"
+    base = TF_FLOAT64_BASE if keras64 and lib.backend == "tensorflow" else 10000.0
+    ref, angle, log_speed = reference(convention, spec.length, spec.width, spec.start, out, base)
+    exact = _posenc(convention, spec, "exact", base if base != 10000.0 else None)
+    # posenc's exact table against this file's reference: one rounding apart at most.
+    slack = EPS[out] * np.abs(ref.astype(np.float64)) + (angle + 2.0) * EPS["float64"]
+    assert np.all(np.abs(exact.astype(np.float64) - ref) <= slack), (
+        f"{name} {spec.key}: posenc's path='exact' is not the formula rounded once"
+    )
+    emulated = _posenc(convention, spec, "emulated", base if base != 10000.0 else None)
+    at = "" if base == 10000.0 else " at base 1/float32(1e-4)"
+    what = {
+        "emulated": f"posenc's emulation (path='emulated'){at}",
+        "exact": f"the exact formula rounded once (path='exact'){at}",
+    }
+    common = {"kind": kind, "convention": convention}
+    if lib.family == "float64":  # float64 angles and sines, rounded once to float32
+        compare(
+            name,
+            lib_version,
+            case + ": emulated",
+            real,
+            emulated,
+            0.0,
+            angle,
+            log_speed,
+            precision="float32",
+            compared=what["emulated"],
+            expect="bit-identical",
+            **common,
+        )
+        bound = exact_bound(angle, log_speed, EPS["float64"]) + EPS["float32"] / 2
+        compare(
+            name,
+            lib_version,
+            case + ": exact",
+            real,
+            exact,
+            bound,
+            angle,
+            log_speed,
+            precision="float64",
+            compared=what["exact"],
+            expect="model",
+            **common,
+        )
+        return
+    if keras64 and lib.backend == "jax":
+        assert np.array_equal(real.astype(np.float32).astype(np.float64), real), (
+            f"{name} {spec.key}: the float64 table should hold float32 values on JAX"
+        )
+        bound = (angle + 1.0) * EPS["float32"]
+        for path, ours in (("emulated", emulated), ("exact", exact)):
+            compare(
+                name,
+                lib_version,
+                f"{case}: {path}",
+                real,
+                ours,
+                bound,
+                angle,
+                log_speed,
+                precision="float32",
+                compared=what[path] + ", float32 sin and cos",
+                expect="model",
+                float32_values=True,
+                **common,
+            )
+        return
+    precision = out
+    eps = EPS[precision]
+    compare(
         name,
         lib_version,
-        f"{length}x{width}, padding_idx 1",
+        case + ": emulated",
         real,
-        "fairseq",
-        precision="float32",
-        exact=False,
+        emulated,
+        emulation_bound(angle, eps),
+        angle,
+        log_speed,
+        precision=precision,
+        compared=what["emulated"],
+        expect="model",
+        **common,
     )
-
-
-@pytest.mark.parametrize("size", _sizes(4, even=True), ids=lambda s: f"{s[0]}x{s[1]}")
-@pytest.mark.parametrize("library", ["openai-whisper", "transformers Whisper"])
-def test_whisper(library, size):
-    length, width = size
-    if library == "openai-whisper":
-        import whisper.model
-
-        real, lib_version = whisper.model.sinusoids(length, width), version("openai-whisper")
-    else:
-        from transformers.models.whisper import modeling_whisper
-
-        real, lib_version = modeling_whisper.sinusoids(length, width), version("transformers")
-    _compare(
-        library,
+    compare(
+        name,
         lib_version,
-        f"{length}x{width}",
-        real.numpy(),
-        "whisper",
-        precision="float32",
-        exact=False,
-    )
-
-
-def _xlm_like(library: str, length: int, width: int) -> np.ndarray:
-    if library in ("transformers XLM", "transformers DistilBERT"):
-        if library == "transformers XLM":
-            from transformers.models.xlm.modeling_xlm import create_sinusoidal_embeddings
-        else:
-            from transformers.models.distilbert.modeling_distilbert import (
-                create_sinusoidal_embeddings,
-            )
-        out = torch.empty(length, width)  # (L, d) float32, filled in place
-        return create_sinusoidal_embeddings(length, width, out).numpy()
-    if library == "transformers Marian":
-        from transformers.models.marian.modeling_marian import (
-            MarianSinusoidalPositionalEmbedding as Embedding,
-        )
-    else:
-        from transformers.models.pegasus.modeling_pegasus import (
-            PegasusSinusoidalPositionalEmbedding as Embedding,
-        )
-    return Embedding(length, width).create_weight().numpy()
-
-
-XLM_LIKE = {
-    "transformers XLM": "xlm",
-    "transformers DistilBERT": "xlm",
-    "transformers Marian": "marian",
-    "transformers Pegasus": "marian",
-}
-
-
-def _xlm_sizes():
-    # The far rows at width 16: the library's double loop is Python, one call per entry.
-    return [*SIZES, (FAR[0] + FAR[1], 16)]
-
-
-@pytest.mark.parametrize("size", _xlm_sizes(), ids=lambda s: f"{s[0]}x{s[1]}")
-@pytest.mark.parametrize("library", list(XLM_LIKE))
-def test_float64_pipelines(library, size):
-    length, width = size
-    real = _xlm_like(library, length, width)
-    _compare(
-        library,
-        version("transformers"),
-        f"{length}x{width}",
+        case + ": exact",
         real,
-        XLM_LIKE[library],
-        precision="float32",
-        exact=True,
+        exact,
+        exact_bound(angle, log_speed, eps),
+        angle,
+        log_speed,
+        precision=precision,
+        compared=what["exact"],
+        expect="model",
+        **common,
     )
-
-
-# --------------------------------------------------------------------------------------
-# TensorFlow- and JAX-based libraries, each in a process of its own.
-
-
-def _worker_cases(minimum_width: int, dtypes=("float32",)):
-    cases = []
-    for dtype in dtypes:
-        for length, width in SIZES:
-            if width >= minimum_width:
-                cases.append([f"{dtype} {length}x{width}", length, width, 0, dtype])
-        start, length, width = FAR
-        cases.append([f"{dtype} {length}x{width} from {start}", length, width, start, dtype])
-    return cases
-
-
-def test_tensor2tensor(tmp_path):
-    cases = _worker_cases(2)
-    tables = run_worker("tensor2tensor", "-", cases, tmp_path)
-    stubbed = str(tables["meta:stubbed"])
-    lib_version = f"{version('tensor2tensor')} on TensorFlow {version('tensorflow')}"
-    if stubbed:
-        lib_version += f" (stubbed: {stubbed})"
-    for key, _length, _width, start, _dtype in cases:
-        assert key in tables, f"tensor2tensor refused {key}: {tables.get('error:' + key)}"
-        _compare(
-            "tensor2tensor",
+    if keras64 and lib.backend == "tensorflow":  # what posenc's default base gives
+        default = _posenc(convention, spec, "emulated")
+        compare(
+            name,
             lib_version,
-            key,
-            tables[key],
-            "tensor2tensor",
-            start=start,
-            precision="float32",
-            exact=False,
+            case + ": emulated at base 10000",
+            real,
+            default,
+            emulation_bound(angle, eps),
+            angle,
+            log_speed,
+            precision=precision,
+            compared="posenc's emulation (path='emulated') at base 10000",
+            expect=None,
+            reason="on TensorFlow 1/max_wavelength goes through float32",
+            **common,
         )
 
 
-@pytest.mark.parametrize("backend", ["tensorflow", "jax", "torch"])
-def test_keras_hub(backend, tmp_path):
-    cases = _worker_cases(2, dtypes=("float32", "float64"))
-    tables = run_worker("keras", backend, cases, tmp_path)
-    lib_version = f"{tables['meta:keras_hub']} (keras {tables['meta:keras']}, {backend})"
-    for key, _length, _width, start, dtype in cases:
-        assert key in tables, f"keras-hub ({backend}) refused {key}: {tables.get('error:' + key)}"
-        assert str(tables[key].dtype) == dtype, f"keras-hub ({backend}) {key}: {tables[key].dtype}"
-        _compare(
-            f"keras-hub {backend}",
-            lib_version,
-            key,
-            tables[key],
-            "keras-hub",
-            start=start,
-            precision=dtype,
-            # Keras-Hub's float64 tables differ from posenc's float64 emulation by about a
-            # float32 ulp on TensorFlow and JAX (not yet explained): recorded, not asserted.
-            exact=None if dtype == "float64" and backend != "torch" else False,
-            options={"dtype": dtype},
-        )
+def _params():
+    for name, lib in LIBRARIES.items():
+        for spec in sinusoidal_specs(lib):
+            yield pytest.param(name, spec, id=f"{name}-{spec.key}".replace(" ", "_"))
+
+
+@pytest.mark.parametrize(("name", "spec"), list(_params()))
+def test_sinusoidal(real, name, spec):
+    got = real_table(real, name, spec, "sinusoidal")
+    assert not isinstance(got, Refused), f"{name} refused {spec.key}: {got}"
+    assert str(got.dtype) == spec.dtype, f"{name} {spec.key}: dtype {got.dtype}"
+    check_table(name, real.version(name), spec, got)
 
 
 # --------------------------------------------------------------------------------------
@@ -334,15 +350,16 @@ def test_pytorch_tutorial():
         "the PyTorch tutorial's PositionalEncoding is code in a tutorial, not in any package: "
         "there is nothing to call, and copying it here is not allowed"
     )
-    record(
-        library="pytorch-tutorial",
-        version="none",
-        case="all",
-        convention="pytorch-tutorial",
-        dtype="float32",
-        largest_difference=None,
-        eps_per_angle=None,
-        verdict="not run: " + reason,
-        identify={"ran": False, "message": reason},
-    )
+    for kind in ("sinusoidal", "refusal", "identify"):
+        record(
+            library="pytorch-tutorial",
+            version="none",
+            kind=kind,
+            case="all",
+            convention="pytorch-tutorial",
+            compared="nothing",
+            dtype="float32",
+            largest_difference=None,
+            verdict="not run: " + reason,
+        )
     pytest.skip(reason)

@@ -11,7 +11,7 @@ it needs matplotlib).
 
 from importlib.metadata import PackageNotFoundError, version
 
-from posenc import conventions, precision
+from posenc import conventions, precision, relative
 from posenc._validate import TooLargeError
 from posenc.attention import (
     EncoderLayerParams,
@@ -53,6 +53,7 @@ __all__ = [
     "multi_head_attention",
     "pairing_permutation",
     "precision",
+    "relative",
     "rotary",
     "rotary_angles",
     "rotary_matrix",

@@ -12,10 +12,14 @@ products between codes do not depend on the layout; but a table added to learned
 embeddings meets each coordinate's own weights, so the two layouts give a trained
 model different inputs and checkpoints do not transfer.
 
-The libraries themselves are not run here. posenc.conventions writes each
-library's table from its published formula; the proof compares those tables
-with the formulas, written out again in this script and evaluated at 30
-digits, within the rounding that the library's precision explains.
+The libraries themselves are not run here (make conformance runs them, and
+its record is the page's table "Checked against the real libraries").
+posenc.conventions.table gives each library's formula, every entry rounded once
+to the library's output type (path="exact", the default), or the library's
+operations in NumPy (path="emulated"). The proof compares both with the
+formulas, written out again in this script and evaluated at 30 digits: the
+exact path within half a unit in the last place of the output type, the
+emulated path within the rounding that the library's precision explains.
 
 Uses: 5, 6, 9.
 """
@@ -113,6 +117,7 @@ def library_formula(name: str, width: int) -> list[tuple[str, sp.Expr]]:
     base = sp.Integer(INPUTS["base"])
     half = width // 2
     if name in ("tensor2tensor", "fairseq", "whisper"):
+        # No pair at width 1 (h = 0): only the zero column.
         rates = [base ** (-sp.Rational(t, max(half - 1, 1))) for t in range(half)]
         zero = [("zero", sp.Integer(0))] * (width % 2)
         return [("sin", r) for r in rates] + [("cos", r) for r in rates] + zero
@@ -123,8 +128,9 @@ def library_formula(name: str, width: int) -> list[tuple[str, sp.Expr]]:
     return row
 
 
-# Tolerances for positions below 50 and widths up to 9 (see Step 8).
+# Tolerances of the emulated path, for positions below 50 and widths up to 9 (see Step 8).
 EPS32 = 2.0**-24
+PATHS = ("exact", "emulated")  # posenc.conventions.table's two paths
 TOLERANCE = {
     "paper": 4e-16,
     "xlm": 2.0**-25 + 1e-15,
@@ -140,6 +146,13 @@ PRECISION = {
     "xlm": "float64, rounded once to float32",
     "marian": "float64, rounded once to float32",
 }
+# The exact path: half a unit in the last place of float32, plus what the float64
+# values it rounds may carry (below 4e-16 relative, about 7e-9 float32 ulp).
+HALF_ULP = 0.5 + 2.0**-26
+# The widths Step 8 looks at: width 1 where the library computes it (a zero column
+# for tensor2tensor and fairseq, sin(pos) for the tutorial and the extra-sine
+# conventions), an even and an odd width where it takes odd ones.
+WIDTHS = {"paper": (8,), "whisper": (8,), "pytorch-tutorial": (1, 8)}
 
 
 def checks(rec: Recorder) -> None:
@@ -302,101 +315,144 @@ def checks(rec: Recorder) -> None:
         scope="d = 512, pair 255 of 256; relative error, float64",
     )
 
-    # Step 8. posenc.conventions builds each library's table from the library's
-    # formula: every entry against the formula written above, at 30 digits, with
-    # the tolerance that the library's precision explains (float32 throughout:
+    # Step 8. posenc.conventions against each library's formula, every entry
+    # against the formula written above at 30 digits. The exact path (the
+    # default) must give the float32 number nearest the formula's value: its
+    # error is at most half a float32 ulp of the entry. The paper's table is
+    # float64 (posenc.sinusoidal, within 4e-16). The emulated path repeats the
+    # library's float32 operations, so its tolerance is the rounding they explain:
     # exp turns the rounding of its argument, up to ln 10000, into ~16 ulp of the
-    # frequency, times an angle below 50). This checks posenc's tables against
-    # the formulas, not against the libraries, which are not run: their float32
-    # exp, sin and cos need not round as NumPy's do.
+    # frequency, times an angle below 50. Neither is a check against the
+    # libraries, which are not run here: their float32 exp, sin and cos need not
+    # round as NumPy's do.
     mpmath.mp.dps = 30
     for name, convention in conventions.CONVENTIONS.items():
-        widths = (8,) if convention.odd_width == "error" else (8, 9)
-        errors = []
+        widths = WIDTHS.get(name, (1, 8, 9))
+        exact_errors, emulated_errors = [], []
         for width in widths:
-            got = conventions.table(name, 48, width)  # (48, width), positions start..start+47
             formula = [
                 (kind, mpmath.mpf(sp.N(rate, 30))) for kind, rate in library_formula(name, width)
             ]
-            for r, row in enumerate(got.astype(np.float64).tolist()):
-                for value, (kind, rate) in zip(row, formula, strict=True):
-                    exact = _entry(kind, (convention.start + r) * rate)
-                    errors.append(float(mpmath.mpf(value) - exact))
+            exact_table = conventions.table(name, 48, width)  # (48, width), the default path
+            emulated = conventions.table(name, 48, width, path="emulated")  # (48, width)
+            ulps = np.spacing(np.abs(exact_table)).astype(np.float64)  # (48, width)
+            for r in range(48):
+                for col, (kind, rate) in enumerate(formula):
+                    value = _entry(kind, (convention.start + r) * rate)
+                    exact_error = float(mpmath.mpf(float(exact_table[r, col])) - value)
+                    exact_errors.append(
+                        exact_error if name == "paper" else exact_error / float(ulps[r, col])
+                    )
+                    emulated_errors.append(float(mpmath.mpf(float(emulated[r, col])) - value))
+        where = (
+            f"{'widths' if len(widths) > 1 else 'width'} {', '.join(map(str, widths))}, "
+            f"positions {convention.start}..{convention.start + 47}, every entry"
+        )
+        if name == "paper":
+            rec.numeric(
+                "posenc's table('paper') matches the paper's formula",
+                exact_errors,
+                tol=TOLERANCE[name],
+                scope=f"{where}; {PRECISION[name]}",
+            )
+        else:
+            rec.numeric(
+                f"posenc's table({name!r}) is {convention.title}'s formula rounded once to "
+                "float32: within half an ulp of each entry",
+                exact_errors,
+                tol=HALF_ULP,
+                scope=f"{where}; error in float32 ulps of the entry, path='exact' (default)",
+            )
         rec.numeric(
-            f"posenc's table({name!r}) matches the formula of {convention.title}",
-            errors,
+            f"posenc's table({name!r}, path='emulated') matches the formula of {convention.title}",
+            emulated_errors,
             tol=TOLERANCE[name],
-            scope=f"{'widths' if len(widths) > 1 else 'width'} {', '.join(map(str, widths))}, "
-            f"positions {convention.start}.."
-            f"{convention.start + 47}, every entry; {PRECISION.get(name, 'float32 throughout')}",
+            scope=f"{where}; {PRECISION.get(name, 'float32 throughout')}",
         )
 
-    # Step 9. Exact facts of posenc's tables: its Marian table is its XLM table
-    # with the columns permuted, bit for bit (both round the same float64
-    # numbers); its fairseq and Whisper tables come from the same float32
-    # operations and differ only in fairseq's zero padding row; odd
-    # tensor2tensor and fairseq widths end in zeros.
+    # Step 9. Exact facts of posenc's tables, on both paths: its Marian table is
+    # its XLM table with the columns permuted, bit for bit (both round the same
+    # numbers: the same float64 values, or the same exact ones); its fairseq and
+    # Whisper tables have the same formula (emulated: the same float32 operations)
+    # and differ only in fairseq's zero padding row; at width 1 and at odd widths
+    # tensor2tensor and fairseq end in a zero column, which at width 1 is all of
+    # the table.
     mismatches = 0
-    for width in (1, 2, 3, 8, 9, 64):
-        xlm = conventions.table("xlm", 40, width)  # (40, width)
-        marian = conventions.table("marian", 40, width)
-        mismatches += int(
-            np.count_nonzero(marian.view(np.uint32) != xlm[:, _sigma_list(width)].view(np.uint32))
-        )
+    for path in PATHS:
+        for width in (1, 2, 3, 8, 9, 64):
+            xlm = conventions.table("xlm", 40, width, path=path)  # (40, width)
+            marian = conventions.table("marian", 40, width, path=path)
+            mismatches += int(
+                np.count_nonzero(
+                    marian.view(np.uint32) != xlm[:, _sigma_list(width)].view(np.uint32)
+                )
+            )
     rec.exact(
         "posenc: the Marian table is the XLM table with columns permuted by sigma, bit for bit",
         mismatches,
         0,
-        scope="widths 1, 2, 3, 8, 9, 64; positions 0..39 (count of differing float32 entries)",
+        scope="both paths; widths 1, 2, 3, 8, 9, 64; positions 0..39 "
+        "(count of differing float32 entries)",
     )
-    fairseq = conventions.table("fairseq", 40, 64, start=0)  # (40, 64), rows = positions 0..39
-    whisper = conventions.table("whisper", 40, 64)
-    rec.exact(
-        "posenc: the fairseq table is the Whisper table except its padding row, which is zero",
-        int(
+    differing = 0
+    for path in PATHS:
+        fairseq = conventions.table("fairseq", 40, 64, start=0, path=path)  # (40, 64), pos 0..39
+        whisper = conventions.table("whisper", 40, 64, path=path)
+        differing += int(
             np.count_nonzero(
                 np.delete(fairseq, 1, 0).view(np.uint32)
                 != np.delete(whisper, 1, 0).view(np.uint32)
             )
-        )
-        + int(np.count_nonzero(fairseq[1])),
+        ) + int(np.count_nonzero(fairseq[1]))
+    rec.exact(
+        "posenc: the fairseq table is the Whisper table except its padding row, which is zero",
+        differing,
         0,
-        scope="width 64, positions 0..39, padding_idx 1 (count of differing entries)",
+        scope="both paths; width 64, positions 0..39, padding_idx 1 (count of differing entries)",
     )
     rec.exact(
-        "posenc: tensor2tensor and fairseq give an odd width a zero last column",
-        int(np.count_nonzero(conventions.table("tensor2tensor", 40, 9)[:, 8]))
-        + int(np.count_nonzero(conventions.table("fairseq", 40, 9)[:, 8])),
+        "posenc: tensor2tensor and fairseq give an odd width a zero last column; at width 1 "
+        "the whole table is that zero column",
+        sum(
+            int(np.count_nonzero(conventions.table(name, 40, width, path=path)[:, width - 1]))
+            for name in ("tensor2tensor", "fairseq")
+            for width in (1, 9)
+            for path in PATHS
+        ),
         0,
-        scope="width 9, 40 positions each (count of nonzero entries)",
+        scope="both paths; widths 1 and 9, 40 positions each (count of nonzero entries)",
     )
 
     # Step 10. What posenc refuses, where the library's code cannot compute: an
-    # odd width for the paper's formula, the tutorial and Whisper; widths 2
-    # and 3 for fairseq (h - 1 = 0). Every other convention computes every
-    # width from 1 (or 2, or 4) to 9. The count is of (convention, width)
-    # pairs where posenc's behaviour differs from that list.
+    # odd width for the paper's formula and Whisper, and from 3 up for the
+    # tutorial (at width 1 its code runs: Step 8); width 2 for Whisper (h - 1 = 0,
+    # no number comes out); widths 2 and 3 for fairseq (h - 1 = 0, a division by
+    # zero; width 1 runs). Every other convention computes every width from 1 to
+    # 9. The count is of (convention, width, path) triples where posenc's
+    # behaviour differs from that list.
     refused = {
         "paper": {1, 3, 5, 7, 9},
-        "pytorch-tutorial": {1, 3, 5, 7, 9},
+        "pytorch-tutorial": {3, 5, 7, 9},
         "whisper": {1, 2, 3, 5, 7, 9},
-        "fairseq": {1, 2, 3},
+        "fairseq": {2, 3},
     }
     wrong = 0
     for name in conventions.CONVENTIONS:
         for width in range(1, 10):
-            try:
-                conventions.table(name, 3, width)
-                raised = False
-            except ValueError:
-                raised = True
-            wrong += int(raised != (width in refused.get(name, set())))
+            for path in PATHS:
+                try:
+                    conventions.table(name, 3, width, path=path)
+                    raised = False
+                except ValueError:
+                    raised = True
+                wrong += int(raised != (width in refused.get(name, set())))
     rec.exact(
         "posenc refuses exactly the widths its conventions record as failing: odd for the "
-        "paper, the tutorial and Whisper, 2 for Whisper, 1 to 3 for fairseq",
+        "paper and Whisper, odd from 3 for the tutorial, 2 for Whisper, 2 and 3 for fairseq",
         wrong,
         0,
-        scope="the 8 conventions, widths 1..9 (count of widths refused or computed wrongly)",
+        scope="the 8 conventions, widths 1..9, both paths "
+        "(count of widths refused or computed wrongly)",
     )
 
     # Step 11. The numbers of the page. The figure (posenc.figures.conventions)
