@@ -48,8 +48,8 @@ PRINT_PAGE = "propositions/all.md"
 
 SCHEMA = 1
 #: The kinds of case the table shows, in this order; the record may hold others.
-SHOWN = ("sinusoidal", "rotary")
-KINDS = (*SHOWN, "refusal", "identify")
+SHOWN = ("sinusoidal", "rotary", "relative")
+KINDS = ("sinusoidal", "rotary", "relative", "refusal", "identify")
 #: The verdicts, in the order a row lists them; the last two carry a reason.
 VERDICTS = (
     "bit-identical",
@@ -274,7 +274,8 @@ def section(data: Mapping[str, Any], link: str) -> str:
         f"The last record of `make conformance`, made with Python {_cell(data['python'])} "
         f"and NumPy {_cell(data['numpy'])} on machine {_cell(data['machine'])}. "
         f"It holds {len(cases)} cases; the {shown} that compare a table of sinusoidal "
-        "or rotary codes are counted here, one row per library, dtype and comparison."
+        "or rotary codes, or relative biases, are counted here, one row per library, dtype "
+        "and comparison."
         f"{other_text} "
         f"[The record itself]({link}) is published with this site, byte for byte as "
         "this page was built from it.",

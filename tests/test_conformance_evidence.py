@@ -28,7 +28,7 @@ from hooks import conformance
 ROOT = Path(__file__).resolve().parent.parent
 RECORD = ROOT / "conformance" / "record.json"
 PAGE_HTML = Path("propositions") / "p13-library-conventions" / "index.html"
-SHOWN = ("sinusoidal", "rotary")
+SHOWN = ("sinusoidal", "rotary", "relative")
 _SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
 
 
