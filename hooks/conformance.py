@@ -332,6 +332,13 @@ def on_config(config, **_):
     return config
 
 
+def on_serve(server, config, **_):
+    # watched from here, not from mkdocs.yml: a watch entry that does not exist fails the config
+    # before on_config can say what is missing
+    server.watch(str(Path(config.config_file_path).resolve().parent / RECORD))
+    return server
+
+
 def on_files(files, config, **_):
     files.append(File.generated(config, PUBLISHED, content=STATE["raw"]))
     return files
