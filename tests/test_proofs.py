@@ -141,6 +141,26 @@ BREAKS = {
         'FORMATS = (("bfloat16", 8, 256), ("float16", 11, 2048), ("float32", 24, 2**24))',
         'FORMATS = (("bfloat16", 8, 256), ("float16", 11, 4096), ("float32", 24, 2**24))',
     ),
+    # Proposition 15: bit length taken for floor(log2), one too many
+    "p15_t5_buckets.py": (
+        "    return (big.bit_length() - 1 - a_ * s_) // c",
+        "    return (big.bit_length() - a_ * s_) // c",
+    ),
+    # Proposition 16: the first c slopes spread over H heads (the 2^(-8h/H) misreading)
+    "p16_alibi.py": (
+        "    first = [sp.Rational(8 * h, top) for h in range(1, top + 1)]",
+        "    first = [sp.Rational(8 * h, heads) for h in range(1, top + 1)]",
+    ),
+    # Proposition 18: the window clipped one too far on the positive side
+    "p18_shaw_clipping.py": (
+        "return sp.Max(-limit, sp.Min(limit, offset, evaluate=False), evaluate=False)",
+        "return sp.Max(-limit, sp.Min(limit + 1, offset, evaluate=False), evaluate=False)",
+    ),
+    # Proposition 17: the mask hides the token from itself in the uniform weights
+    "p17_nope_causal_layer_counts.py": (
+        "    weight = sp.exp(sp.Integer(0)) / sp.Sum(sp.exp(sp.Integer(0)), (j, 0, row))",
+        "    weight = sp.exp(sp.Integer(0)) / sp.Sum(sp.exp(sp.Integer(0)), (j, 1, row))",
+    ),
 }
 
 

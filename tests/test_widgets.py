@@ -1,6 +1,6 @@
 """The interactive figures of the site (docs/javascripts/widgets.js), in headless Chromium.
 
-Three widgets, each included in a proposition page from ``docs/includes/widgets/``:
+Four widgets, each included in a proposition page from ``docs/includes/widgets/``:
 
 - ``dog-bites-man`` (Proposition 4): the toy sentence in both orders; without the
   position code every word's output is the same in both (distance exactly 0),
@@ -8,15 +8,17 @@ Three widgets, each included in a proposition page from ``docs/includes/widgets/
 - ``heatmap`` (Proposition 5): the sinusoidal code for a chosen width and length,
   and the code of a chosen position;
 - ``clock-bank`` (Proposition 8): one clock per chosen pair, and the block of
-  ``M_k`` that turns ``PE(pos)`` into ``PE(pos + k)``.
+  ``M_k`` that turns ``PE(pos)`` into ``PE(pos + k)``;
+- ``alibi`` (Proposition 16): ALiBi's bias row of every head for a chosen query, and
+  the weights the bias alone gives the keys.
 
 Each widget writes its current numbers into its ``data-state`` attribute. The
 tests drive the widgets with the mouse, the keyboard and a touch screen, read
 that attribute and compare it with :mod:`posenc` (``sinusoidal``, ``attention``,
-``shift_matrix``) to within 1e-12. They also check the static version shown
-without JavaScript, the accessible names and descriptions, the live region, the
-canvas resolution, the focus ring, the contrast of the widget's text in both
-colour schemes, and that no page logs a console error.
+``shift_matrix``, ``relative.alibi_slopes`` and ``relative.alibi_bias``) to within
+1e-12. They also check the static version shown without JavaScript, the accessible
+names and descriptions, the live region, the canvas resolution, the focus ring, the
+contrast of the widget's text in both colour schemes, and that no page logs a console error.
 
 A widget missing from the built site is a failure: the pages must include it.
 """
@@ -43,6 +45,7 @@ HOMES = {
     "dog-bites-man": "Proposition 4 (the toy: dog bites man)",
     "heatmap": "Proposition 5 (the bank of clocks)",
     "clock-bank": "Proposition 8 (a shift is a rotation)",
+    "alibi": "Proposition 16 (ALiBi)",
 }
 KINDS = tuple(HOMES)
 _MARKER = re.compile(r'data-posenc-widget="([a-z-]+)"')
@@ -583,7 +586,70 @@ def test_clock_bank_touch(page_of, open_widget, touch_context) -> None:
 
 
 # ----------------------------------------------------------------------------
-# All three: without JavaScript, and the contrast of their text
+# 4. ALiBi
+
+
+def _check_alibi(w: Opened) -> dict:
+    """The widget's slopes, bias rows and weights against posenc.relative and a softmax."""
+    state = w.state()
+    heads, length, i, head = state["heads"], state["length"], state["query"], state["head"]
+    assert 1 <= head <= heads and 0 <= i < length
+    _close(state["slopes"], posenc.relative.alibi_slopes(heads), f"slopes of {heads} heads")
+    bias = posenc.relative.alibi_bias(length, heads)[:, i, :]  # (H, L): -m_h (i - j)
+    for h in range(heads):
+        row = state["bias"][h]
+        assert all(value is None for value in row[i + 1 :]), "keys after the query are masked"
+        _close(row[: i + 1], bias[h, : i + 1], f"head {h + 1}, query {i}: bias row")
+    visible = np.exp(bias[head - 1, : i + 1])
+    assert all(value is None for value in state["weights"][i + 1 :])
+    _close(state["weights"][: i + 1], visible / visible.sum(), f"head {head}: weights")
+    shown = w.root.locator("table.posenc-alibi__bias tbody tr").count()
+    assert shown == heads, f"{shown} rows shown for {heads} heads"
+    return state
+
+
+def test_alibi_keyboard_and_typing(page_of, open_widget) -> None:
+    w = open_widget(page_of("alibi"), "alibi")
+    start = _check_alibi(w)
+    assert start["heads"] == 8 and start["query"] == start["length"] - 1
+    # Twelve heads, typed: not a power of two, so the reference code's rule shows.
+    box = w.root.get_by_role("spinbutton", name=re.compile("Heads"))
+    box.fill("12")
+    state = _check_alibi(w)
+    assert state["heads"] == 12
+    series = [2.0 ** (-8 * h / 12) for h in range(1, 13)]
+    assert abs(state["slopes"][8] - series[8]) > 0.1, "12 heads do not use 2**(-8h/12)"
+    query = w.root.get_by_role("slider", name=re.compile("Query"))
+    query.focus()
+    w.page.keyboard.press("Home")
+    assert _check_alibi(w)["query"] == 0
+    for _ in range(3):
+        w.page.keyboard.press("ArrowRight")
+    assert _check_alibi(w)["query"] == 3
+    head = w.root.get_by_role("slider", name=re.compile("to weigh"))
+    head.focus()
+    w.page.keyboard.press("End")
+    state = _check_alibi(w)
+    assert state["head"] == 12
+    announced = w.announced()
+    assert "12 heads" in announced and "Head 12" in announced, announced
+    # Fewer heads than the chosen one: the head follows.
+    box.fill("3")
+    assert _check_alibi(w)["head"] == 3
+
+
+def test_alibi_touch(page_of, open_widget, touch_context) -> None:
+    w = open_widget(page_of("alibi"), "alibi", touch_context)
+    slider = w.root.get_by_role("slider", name=re.compile("Query"))
+    slider.scroll_into_view_if_needed()
+    box = slider.bounding_box()
+    w.page.touchscreen.tap(box["x"] + 4, box["y"] + box["height"] / 2)
+    assert _check_alibi(w)["query"] <= 1
+    _fits_a_phone(w)
+
+
+# ----------------------------------------------------------------------------
+# All of them: without JavaScript, and the contrast of their text
 
 
 @pytest.mark.parametrize("kind", KINDS)

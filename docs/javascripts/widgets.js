@@ -8,7 +8,9 @@
  *   "heatmap"        Proposition 5: the code as a heatmap, one position's code
  *                    and three of its rows drawn as waves;
  *   "clock-bank"     Proposition 8: one clock per chosen pair, and the rotation
- *                    block of M_k that moves PE(pos) to PE(pos + k).
+ *                    block of M_k that moves PE(pos) to PE(pos + k);
+ *   "alibi"          Proposition 16: ALiBi's bias row of every head for a chosen
+ *                    query, and the weights that bias alone gives the keys.
  *
  * The HTML of a widget already holds a static text version, for readers without
  * JavaScript. The script builds the controls next to it and adds the class
@@ -1076,12 +1078,159 @@
   }
 
   // ------------------------------------------------------------------------
+  // 4. ALiBi (Proposition 16)
+
+  /**
+   * ALiBi's head slopes as the reference code chooses them: for c = 2^floor(log2 H),
+   * 2^(-8h/c) for h = 1 .. c, then the first H - c of every other slope of the series
+   * for 2c heads, 2^(-4h/c) for h = 1, 3, 5, ...
+   */
+  function alibiSlopes(heads) {
+    var c = 1;
+    while (2 * c <= heads) c *= 2;
+    var out = [];
+    for (var h = 1; h <= c; h++) out.push(Math.pow(2, -8 * h / c));
+    for (var odd = 1; out.length < heads; odd += 2) out.push(Math.pow(2, -4 * odd / c));
+    return out;
+  }
+
+  function initAlibi(root) {
+    var desc = describedBy(root);
+    var MAX_HEADS = 32;
+    var length = clamp(intAttr(root, "data-length", 12), 2, 24);
+    var state = {
+      heads: clamp(intAttr(root, "data-heads", 8), 1, MAX_HEADS),
+      query: 0,
+      head: 1,
+    };
+    state.query = clamp(intAttr(root, "data-query", length - 1), 0, length - 1);
+    var announcer = makeAnnouncer(500);
+
+    var headsCtl = pairedControl({
+      name: "heads", label: "Heads <var>H</var>", min: 1, max: MAX_HEADS, value: state.heads,
+      describedBy: desc, numberLabel: "Heads H, exact value",
+    }, function (value) {
+      state.heads = value;
+      state.head = Math.min(state.head, value);
+      rebuild();
+      update(true);
+    });
+    var queryCtl = pairedControl({
+      name: "query", label: "Query position <var>i</var>", min: 0, max: length - 1, value: state.query,
+      describedBy: desc, numberLabel: "Query position i, exact value",
+    }, function (value) { state.query = value; update(true); });
+    var headCtl = pairedControl({
+      name: "head", label: "Head <var>h</var> to weigh", min: 1, max: state.heads, value: state.head,
+      describedBy: desc, numberLabel: "Head h, exact value",
+    }, function (value) { state.head = value; update(true); });
+
+    var caption = el("caption");
+    var headRow = el("tr", {}, [
+      el("th", { scope: "col", class: "posenc-right", text: "head h" }),
+      el("th", { scope: "col", class: "posenc-right", text: "slope m_h" }),
+    ]);
+    for (var j = 0; j < length; j++) {
+      headRow.append(el("th", { scope: "col", class: "posenc-right", text: "j = " + j }));
+    }
+    var body = el("tbody");
+    var table = el("table", { class: "posenc-table posenc-alibi__bias" }, [caption, el("thead", {}, [headRow]), body]);
+    var weightCaption = el("caption");
+    var weightRow = el("tr");
+    var weightHead = el("tr");
+    for (var k = 0; k < length; k++) weightHead.append(el("th", { scope: "col", class: "posenc-right", text: "j = " + k }));
+    var weights = el("table", { class: "posenc-table posenc-alibi__weights" }, [
+      weightCaption, el("thead", {}, [weightHead]), el("tbody", {}, [weightRow]),
+    ]);
+    var biasId = uid("alibi-bias");
+    var live = el("div", { class: "posenc-widget__live" }, [
+      el("div", { class: "posenc-widget__controls" }, [headsCtl.wrap, queryCtl.wrap, headCtl.wrap]),
+      el("div", { class: "posenc-scroll", id: biasId, role: "region", tabindex: "0", "aria-label": "Bias of every head for the chosen query" }, [table]),
+      el("div", { class: "posenc-scroll", role: "region", tabindex: "0", "aria-label": "Weights the bias alone gives the keys" }, [weights]),
+      announcer.region,
+    ]);
+    var rows = [];
+    var slopes = [];
+
+    function rebuild() {
+      slopes = alibiSlopes(state.heads);
+      body.textContent = "";
+      rows = slopes.map(function (slope, index) {
+        var cells = [];
+        var tr = el("tr", {}, [
+          el("th", { scope: "row", class: "posenc-num", text: String(index + 1) }),
+          el("td", { class: "posenc-num", text: sig(slope, 4) }),
+        ]);
+        for (var j = 0; j < length; j++) {
+          var td = el("td", { class: "posenc-num" });
+          cells.push(td);
+          tr.append(td);
+        }
+        body.append(tr);
+        return { tr: tr, cells: cells };
+      });
+      headCtl.input.max = String(state.heads);
+      headCtl.number.max = String(state.heads);
+      headCtl.input.value = String(state.head);
+      headCtl.number.value = String(state.head);
+    }
+
+    function update(announce) {
+      var i = state.query;
+      var bias = slopes.map(function (slope) {
+        var row = [];
+        for (var j = 0; j < length; j++) row.push(j <= i ? -slope * (i - j) : null);
+        return row;
+      });
+      rows.forEach(function (row, index) {
+        row.tr.classList.toggle("posenc-alibi__chosen", index + 1 === state.head);
+        row.cells.forEach(function (td, j) {
+          td.textContent = j <= i ? sig(bias[index][j], 3) : "masked";
+          td.classList.toggle("posenc-alibi__masked", j > i);
+        });
+      });
+      // Softmax of the chosen head's bias row over the visible keys j <= i.
+      var chosen = bias[state.head - 1];
+      var total = 0;
+      var w = chosen.map(function (b) { return b === null ? 0 : Math.exp(b); });
+      w.forEach(function (x) { total += x; });
+      w = w.map(function (x, j) { return j <= i ? x / total : null; });
+      weightRow.textContent = "";
+      w.forEach(function (x) {
+        weightRow.append(el("td", { class: "posenc-num", text: x === null ? "masked" : fixed(x, 3) }));
+      });
+      caption.textContent = "Bias \u2212m_h (i \u2212 j) added to the score of query i = " + i + " and key j, " + state.heads + " heads";
+      weightCaption.textContent = "Head " + state.head + ": the weights of the keys if the scores were the bias alone";
+      root.setAttribute("data-state", JSON.stringify({
+        heads: state.heads,
+        length: length,
+        query: i,
+        head: state.head,
+        slopes: slopes,
+        bias: bias,
+        weights: w,
+      }));
+      if (announce) {
+        var reach = 1 / slopes[state.head - 1];
+        announcer.say(
+          state.heads + " heads. Query " + i + ". Head " + state.head + ": slope " + sig(slopes[state.head - 1], 4) +
+          ", the bias falls by 1 every " + sig(reach, 4) + " positions; key " + i + " gets weight " + fixed(w[i], 3) + "."
+        );
+      }
+    }
+
+    rebuild();
+    update(false);
+    return live;
+  }
+
+  // ------------------------------------------------------------------------
   // Start-up
 
   var BUILDERS = {
     "dog-bites-man": initDogBitesMan,
     heatmap: initHeatmap,
     "clock-bank": initClockBank,
+    alibi: initAlibi,
   };
 
   function initAll() {

@@ -21,43 +21,55 @@ sinusoidal code); Okabe and Ito 2008, *Color Universal Design* (the palette).
 from __future__ import annotations
 
 from ._svg import to_svg
+from .alibi import fig_alibi
+from .buckets import fig_t5_buckets
 from .clocks import fig_clock_bank, fig_shift_rotation
 from .conventions import fig_floating_point, fig_library_conventions
 from .extrapolation import fig_seen_arcs
 from .ladder import fig_ladder_rung_short, fig_position_signature, fig_similarity_offset
 from .layers import fig_causal_mask_swap, fig_stack_equivariance
 from .mixing import fig_score_terms
+from .nope import fig_nope_counts
 from .order import fig_permutation_equivariance
 from .rotary import fig_rotary_score
+from .shaw import fig_shaw_clipping
 from .toy import fig_dog_bites_man
 
 #: One module per idea; each lists its figures in its own ``__all__``.
 MODULES = (
+    "alibi",
+    "buckets",
     "clocks",
     "conventions",
     "extrapolation",
     "ladder",
     "layers",
     "mixing",
+    "nope",
     "order",
     "rotary",
+    "shaw",
     "toy",
 )
 
 __all__ = [
+    "fig_alibi",
     "fig_causal_mask_swap",
     "fig_clock_bank",
     "fig_dog_bites_man",
     "fig_floating_point",
     "fig_ladder_rung_short",
     "fig_library_conventions",
+    "fig_nope_counts",
     "fig_permutation_equivariance",
     "fig_position_signature",
     "fig_rotary_score",
     "fig_score_terms",
     "fig_seen_arcs",
+    "fig_shaw_clipping",
     "fig_shift_rotation",
     "fig_similarity_offset",
     "fig_stack_equivariance",
+    "fig_t5_buckets",
     "to_svg",
 ]
