@@ -156,6 +156,11 @@ BREAKS = {
         "return sp.Max(-limit, sp.Min(limit, offset, evaluate=False), evaluate=False)",
         "return sp.Max(-limit, sp.Min(limit + 1, offset, evaluate=False), evaluate=False)",
     ),
+    # Proposition 20: the factor 2 of the r2 = 2 form dropped
+    "p20_kerple.py": (
+        "return form(lambda t: power_kernel(t, r1, 2), x, c) - 2 * r1 * moment**2",
+        "return form(lambda t: power_kernel(t, r1, 2), x, c) - r1 * moment**2",
+    ),
     # Proposition 17: the mask hides the token from itself in the uniform weights
     "p17_nope_causal_layer_counts.py": (
         "    weight = sp.exp(sp.Integer(0)) / sp.Sum(sp.exp(sp.Integer(0)), (j, 0, row))",

@@ -26,6 +26,7 @@ from .buckets import fig_t5_buckets
 from .clocks import fig_clock_bank, fig_shift_rotation
 from .conventions import fig_floating_point, fig_library_conventions
 from .extrapolation import fig_seen_arcs
+from .kerple import fig_kerple
 from .ladder import fig_ladder_rung_short, fig_position_signature, fig_similarity_offset
 from .layers import fig_causal_mask_swap, fig_stack_equivariance
 from .mixing import fig_score_terms
@@ -42,6 +43,7 @@ MODULES = (
     "clocks",
     "conventions",
     "extrapolation",
+    "kerple",
     "ladder",
     "layers",
     "mixing",
@@ -58,6 +60,7 @@ __all__ = [
     "fig_clock_bank",
     "fig_dog_bites_man",
     "fig_floating_point",
+    "fig_kerple",
     "fig_ladder_rung_short",
     "fig_library_conventions",
     "fig_nope_counts",
