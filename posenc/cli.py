@@ -306,7 +306,7 @@ def _add_exercise(commands: argparse._SubParsersAction) -> None:
     listing = actions.add_parser("list", help="list the exercises")
     listing.set_defaults(run=_run_exercise_list)
     show = actions.add_parser("show", help="print the task of an exercise")
-    show.add_argument("exercise", metavar="EXERCISE", help="E1, E2 or E3")
+    show.add_argument("exercise", metavar="EXERCISE", help="E1 to E5")
     show.set_defaults(run=_run_exercise_show)
     check = actions.add_parser(
         "check",
@@ -314,7 +314,7 @@ def _add_exercise(commands: argparse._SubParsersAction) -> None:
         description="Run the solve of FILE on every case of EXERCISE and report.",
         epilog="exit status: 0 when every case passes, 1 when one does not, 2 on bad input",
     )
-    check.add_argument("exercise", metavar="EXERCISE", help="E1, E2 or E3")
+    check.add_argument("exercise", metavar="EXERCISE", help="E1 to E5")
     check.add_argument("file", metavar="FILE", help="your Python file, which defines solve")
     check.add_argument(
         "--timeout",

@@ -25,6 +25,7 @@ read, one at a time, and requires each change to be caught. The checker's own re
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 import subprocess
 import sys
@@ -503,10 +504,235 @@ def check_e3(page: Page) -> None:
         page.expect(scale.span(2), mp.sqrt(len(WORDS["dog"])), "sqrt(d_k)")
 
 
+# -- E4 -----------------------------------------------------------------------------
+
+
+def alibi_exponents(num_heads: int) -> list[Fraction]:
+    """q_h of the slopes 2^(-q_h): the series for c heads, then the odd terms for 2c."""
+    c = 1
+    while 2 * c <= num_heads:
+        c *= 2
+    first = [Fraction(8 * h, c) for h in range(1, c + 1)]
+    odd = [Fraction(8 * h, 2 * c) for h in range(1, 2 * c + 1, 2)]
+    return first + odd[: num_heads - c]
+
+
+def alibi(num_heads: int) -> list[mp.mpf]:
+    return [mp.power(2, -mpf(q)) for q in alibi_exponents(num_heads)]
+
+
+def check_e4(page: Page) -> None:
+    eight, six, twelve = alibi(8), alibi(6), alibi(12)
+    plain = mp.power(2, mpf(Fraction(-8, 6)))  # the plain series' head 1 for six heads
+    half = Fraction(float(np.float16(2**-0.5)))  # 2^(-1/2) stored in float16
+    sweep(
+        page,
+        [
+            *[(f"slope of head {h + 1} of eight", m) for h, m in enumerate(eight)],
+            ("the slope of head 1 of eight", eight[0]),
+            ("minus that slope, in the bias formula", -eight[0]),
+            ("the bias of key 0 for query 3", -eight[0] * 3),
+            ("the bias of key 2 for query 3", -eight[0] * 1),
+            *[(f"slope of head {h + 1} of six", m) for h, m in enumerate(six)],
+            ("the plain series' slope of head 1 of six", plain),
+            *[(f"slope of head {h + 9} of twelve", m) for h, m in enumerate(twelve[8:])],
+            ("the checker's expected slope of head 1 of six", six[0]),
+            ("the plain series' slope in the checker's report", plain),
+            ("2^(-1/2) in float16", half),
+        ],
+    )
+    # The table, heads and slopes, and the rows written out whole.
+    heads = find(page, r"^\| \$h\$ \|([^\n]*)\|$")
+    slopes = find(page, r"^\| \$m_h\$ \|([^\n]*)\|$")
+    if heads and slopes:
+        expect_all(page, heads.start(1), heads.end(1), range(1, 9), "the heads of the table")
+        expect_all(page, slopes.start(1), slopes.end(1), eight, "the slopes of the table")
+    for pattern, values, what in (
+        (r"keys at positions ([\d, and]+) get", range(4), "the key positions"),
+        (
+            r"get the biases (\$.*?\$ and \$\d+\$)\.",
+            [-eight[0] * (3 - j) for j in range(4)],
+            "the biases of query 3",
+        ),
+        (r"So six heads get\s+`\[([^]]*)\]`", six, "the six slopes"),
+        (r"take the first\s+four:\s+`\[([^]]*)\]`", twelve[8:], "heads 9 to 12"),
+    ):
+        match = find(page, pattern)
+        if match:
+            expect_all(page, match.start(1), match.end(1), values, what)
+    # The powers of two and the exponents written in the text: 2^{-q}, base and exponent.
+
+    def powers(exponents):
+        return [v for q in exponents for v in (2, -q)]
+
+    for pattern, values, what in (
+        (r"Six heads: \$c = (\d+)\$", [4], "c for six heads"),
+        (r"Twelve heads: \$c = (\d+)\$", [8], "c for twelve heads"),
+        (r"slopes for four heads,\s+\$([^$]*)\$", powers(alibi_exponents(4)), "four"),
+        (
+            r"every other term, from the first, is \$([^$]*)\$",
+            powers(alibi_exponents(8)[::2]),
+            "the odd terms for eight heads",
+        ),
+        (r"and heads (\d) and (\d) take", [5, 6], "the heads that take them"),
+        (r"slope \$2\^\{-8/(\d)\}\$ instead", [6], "the head count of the plain series"),
+        (r"Heads (\d+) to (\d+) take", [9, 12], "the heads of the odd terms"),
+    ):
+        match = find(page, pattern)
+        if match:
+            groups = range(1, (match.lastindex or 0) + 1)
+            start, end = match.start(groups[0]), match.end(groups[-1])
+            expect_all(page, start, end, values, what)
+
+
+# -- E5 -----------------------------------------------------------------------------
+
+
+#: E5's worked offsets, as the task gives them (data, not answers): encoder, decoder.
+E5_WORKED = (
+    (True, [0, 1, 7, 8, 12, 90, 91, 500]),
+    (True, [0, -1, -7, -8, -91]),
+    (False, [3, 0, -15, -16, -113]),
+)
+
+
+def t5_sizes(bidirectional: bool, num_buckets: int) -> tuple[int, int]:
+    """h, the buckets of a half, and e, the exact ones."""
+    half = num_buckets // 2 if bidirectional else num_buckets
+    return half, half // 2
+
+
+def t5_of_distance(n: int, half: int, max_distance: int) -> int:
+    """The floor of ln(n/e) / ln(M/e) * (h - e), decided with fractions, capped."""
+    e, a = half // 2, half - half // 2
+    if n < e:
+        return n
+    ratio, top = Fraction(n, e), Fraction(max_distance, e)
+    return e + max(q for q in range(a) if ratio**a >= top**q)
+
+
+def t5(offset: int, bidirectional: bool, num_buckets: int = 32, max_distance: int = 128) -> int:
+    half, _ = t5_sizes(bidirectional, num_buckets)
+    if bidirectional:
+        return (half if offset > 0 else 0) + t5_of_distance(abs(offset), half, max_distance)
+    return t5_of_distance(max(-offset, 0), half, max_distance)
+
+
+def t5_argument(n: int, half: int, max_distance: int) -> mp.mpf:
+    e = half // 2
+    return mp.log(mpf(Fraction(n, e))) / mp.log(mpf(Fraction(max_distance, e))) * (half - e)
+
+
+def t5_first(bucket: int, half: int, max_distance: int) -> int:
+    """The smallest distance of a bucket."""
+    return next(n for n in range(10**4) if t5_of_distance(n, half, max_distance) == bucket)
+
+
+def check_e5(page: Page) -> None:
+    import math  # the float64 computation the page quotes, as Python does it
+
+    sweep(
+        page,
+        [
+            ("the argument for distance 12 in T5's encoder", t5_argument(12, 16, 128)),
+            ("the argument for distance 90", t5_argument(90, 16, 128)),
+            ("the argument for distance 91", t5_argument(91, 16, 128)),
+            ("ln(80/5) / ln(160/5) * 5 in float64", math.log(80 / 5) / math.log(160 / 5) * 5),
+        ],
+    )
+    # The table of T5's encoder: the distances of each bucket, and the buckets.
+    firsts = [t5_first(b, 16, 128) for b in range(8, 16)]  # buckets 8 .. 15
+    ranges = [0, e - 1] if (e := t5_sizes(True, 32)[1]) else []
+    for lo, after in itertools.pairwise(firsts):
+        ranges += [lo, after - 1]  # bucket lo's distances, up to the next bucket's first
+    ranges.append(firsts[-1])  # "... and more"
+    distances = find(page, r"^\| distance \$n\$ \|([^\n]*)\|$")
+    row = find(page, r"^\| bucket \| \$n\$ \|([^\n]*)\|$")
+    if distances and row:
+        expect_all(page, distances.start(1), distances.end(1), ranges, "the distances")
+        expect_all(page, row.start(1), row.end(1), range(8, 16), "the buckets of the table")
+    # Every list of offsets and the buckets the page gives them, T5's sizes.
+    pairs = list(re.finditer(r"`\[([^]]*)\]` gets `\[([^]]*)\]`", page.text))
+    if len(pairs) != 3:
+        page.problems.append(f"{page.name}: {len(pairs)} worked lists, 3 expected")
+    for match, (bidirectional, offsets) in zip(pairs, E5_WORKED, strict=False):
+        expect_all(page, match.start(1), match.end(1), offsets, "the offsets")
+        buckets = [t5(r, bidirectional) for r in offsets]
+        expect_all(page, match.start(2), match.end(2), buckets, f"the buckets of {offsets}")
+    # Sentences that state an integer.
+    h, e = t5_sizes(True, 32)
+    hd, ed = t5_sizes(False, 32)
+    for pattern, values, what in (
+        (r"so \$h = (\d+)\$, \$e = (\d+)\$, and\s+\$h - e = (\d+)\$", [h, e, h - e], "sizes"),
+        (r"stretch from distance (\d+) to (\d+)\.", [e, 128], "the logarithmic range"),
+        (r"Distance 12 gives.*?floor \$(\d+)\$, bucket \$(\d+)\$", [1, t5(-12, True)], "12"),
+        (r"begins at distance (\d+), long before", [firsts[-1]], "the last bucket"),
+        (r"`max_distance`\s+(\d+): distance (\d+) gives", [128, firsts[-1] - 1], "90"),
+        (r"and (\d+) gives \$", [firsts[-1]], "91"),
+        (
+            r"A key (\d+) positions after\s+the query gets bucket \$(\d+) \+ (\d+) = (\d+)\$",
+            [12, h, t5(-12, True), t5(12, True)],
+            "a key 12 after",
+        ),
+        (r"one (\d+) positions before it, bucket \$(\d+)\$", [12, t5(-12, True)], "12 before"),
+        (r"so \$h = (\d+)\$ and \$e = (\d+)\$\.", [hd, ed], "the decoder's sizes"),
+        (r"Distances up to (\d+) are exact", [ed - 1], "the decoder's exact distances"),
+        (
+            r"last bucket begins at distance (\d+)\. So",
+            [t5_first(hd - 1, hd, 128)],
+            "the decoder's last bucket",
+        ),
+        (r"the key (\d+) positions in\s+the future has distance \$(\d+)\$", [3, 0], "future"),
+        (r"is (\d+) for\s+the encoder\.", [firsts[-1]], "watch out: the last bucket"),
+        (r"\$e\$ is (\d+) for T5", [ed], "watch out: the decoder's e"),
+        (r"below (\d+) for T5's\s+encoder", [e], "watch out: the encoder's e"),
+    ):
+        match = find(page, pattern)
+        if match:
+            groups = range(1, (match.lastindex or 0) + 1)
+            for group, value in zip(groups, values, strict=True):
+                page.expect(match.span(group), value, what)
+    # The floor that floating point gets wrong: 10 causal buckets, max_distance 160.
+    hf, ef = t5_sizes(False, 10)
+    trap = find(page, r"\$h = (\d+)\$, \$e = (\d+)\$ and \$M/e = (\d+)\$")
+    if trap:
+        for group, value in zip((1, 2, 3), (hf, ef, Fraction(160, ef)), strict=True):
+            page.expect(trap.span(group), value, "the trap's sizes")
+    exact = find(
+        page,
+        r"\$(\d) \\ln (\d+) / \\ln (\d+) = (\d)\$ exactly, "
+        r"and the bucket is \$(\d) \+ (\d) = (\d)\$",
+    )
+    if exact:
+        q = t5_argument(80, hf, 160)
+        if abs(q - mp.nint(q)) > mp.mpf(10) ** (-40):
+            page.problems.append(f"{page.name}: the argument at 80 is not a whole number")
+        values = [hf - ef, Fraction(80, ef), Fraction(160, ef), mp.nint(q), ef, mp.nint(q)]
+        values.append(t5(-80, False, 10, 160))
+        for group, value in zip(range(1, 8), values, strict=True):
+            page.expect(exact.span(group), value, "the trap's argument and bucket")
+    powers = find(page, r"\$(\d+)\^(\d) \\cdot (\d)\^(\d) = (\d+)\^(\d) \\cdot (\d)\^(\d)\$")
+    if powers:
+        n, a, e1, q, m, q2, e2, a2 = (int(g) for g in powers.groups())
+        if n**a * e1**q != m**q2 * e2**a2:
+            page.problems.append(f"{page.name}: {powers.group(0)} is false")
+        for group, value in zip(
+            range(1, 9), [80, hf - ef, ef, 4, 160, 4, ef, hf - ef], strict=True
+        ):
+            page.expect(powers.span(group), value, "the identity in integers")
+    wrong = find(page, r"`int` makes it (\d): bucket (\d)")
+    if wrong:
+        truncated = int(math.log(80 / 5) / math.log(160 / 5) * 5)
+        page.expect(wrong.span(1), truncated, "the truncated float")
+        page.expect(wrong.span(2), ef + truncated, "the bucket it gives")
+
+
 CHECKS: dict[str, Callable[[Page], None]] = {
     "e1-sinusoidal-table.md": check_e1,
     "e2-shift-matrix.md": check_e2,
     "e3-order-blindness.md": check_e3,
+    "e4-alibi-slopes.md": check_e4,
+    "e5-t5-buckets.md": check_e5,
 }
 
 
@@ -564,6 +790,8 @@ def test_the_pages_describe_the_checker_they_send_you_to():
         ("e1-sinusoidal-table.md", "E1", "four", "six"),
         ("e2-shift-matrix.md", "E2", "four", "five"),
         ("e3-order-blindness.md", "E3", "two", "three"),
+        ("e4-alibi-slopes.md", "E4", "three", "five"),
+        ("e5-t5-buckets.md", "E5", "three", "six"),
     ):
         text = " ".join((EXERCISES / name).read_text(encoding="utf-8").split())
         assert "within $10^{-9}$ of the exact value" in text

@@ -226,7 +226,10 @@ def test_the_loop_over_even_columns_with_a_doubled_index_has_its_own_hint(tmp_pa
 # No mistake matches a right answer, not even float32, whose formula is close.
 
 
-@pytest.mark.parametrize(("key", "shorter"), [("E1", False), ("E1", True), ("E2", True)])
+@pytest.mark.parametrize(
+    ("key", "shorter"),
+    [("E1", False), ("E1", True), ("E2", True), ("E4", False), ("E5", False), ("E5", True)],
+)
 def test_the_right_answers_are_no_known_mistake(key, shorter):
     """On every case, and on the cases of the shorter call, which only base 10000 sets apart."""
     e = EXERCISES[key]
@@ -252,6 +255,24 @@ def test_float32_is_told_apart_from_the_right_table():
     assert float32.apart > 1e-9  # wider than the checker's own tolerance: right is right
     right = {c.number: e.expected(*c.args) for c in cases}
     assert checker_module.mistake(e, cases, right) is None
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_e4_narrow_types_are_told_apart_from_the_right_slopes(seed):
+    """float32 and float16 slopes are wrong somewhere, and the right ones match neither."""
+    e = exercise("E4")
+    cases = e.cases(seed)
+    for name, least in (("float32", 1e-9), ("float16", 1e-5)):
+        narrow = next(m for m in e.mistakes if m.name == name)
+        gap = max(
+            float(np.max(np.abs(narrow.formula(*c.args) - e.expected(*c.args)))) for c in cases
+        )
+        assert gap > least, name
+        assert all(np.all(narrow.formula(*c.args) > 0) for c in cases)  # no slope flushed to 0
+    right = {c.number: e.expected(*c.args) for c in cases}
+    assert checker_module.mistake(e, cases, right) is None
+    float32 = {c.number: e.expected(*c.args).astype(np.float32) for c in cases}
+    assert checker_module.mistake(e, cases, float32).name == "float32"  # not float16
 
 
 # --------------------------------------------------------------------------------------
@@ -368,6 +389,80 @@ def test_e3_has_no_shorter_call_but_an_odd_solve_is_told_why(tmp_path):
         "arguments by position, and the checker gives it 5."
     ) in text
     assert "Start solve with `def solve(X, Wq, Wk, Wv, order):`." in text
+
+
+def test_e4_takes_one_argument_and_plain_python_answers(tmp_path):
+    e = exercise("E4")
+    assert e.smaller is None and e.signature == "solve(num_heads)"
+    path = write(tmp_path, "odd", "def solve(num_heads, max_bias):\n    return [0.5]\n")
+    text = words(check_function(e, load(path).solve).text)
+    assert (
+        "solve is solve(num_heads, max_bias), and the checker cannot call it: it needs 2 "
+        "arguments, and the checker gives it 1."
+    ) in text
+    for convert in ("list(slopes)", "tuple(float(m) for m in slopes)", "slopes"):
+        path = write(
+            tmp_path,
+            "plain",
+            f"""\
+            from posenc.relative import alibi_slopes
+
+
+            def solve(*args):
+                slopes = alibi_slopes(args[0])
+                return {convert}
+            """,
+        )
+        report = check_function(e, load(path).solve)
+        assert report.passed and report.judged == len(e.cases()), report.text
+
+
+def test_the_short_e5_solution_is_judged_on_t5_sizes_only(tmp_path):
+    """solve(relative_position, bidirectional) with 32 and 128 built in: T5's cases only."""
+    solution = (ROOT / "exercises" / "solutions" / "e5_t5_buckets.py").read_text()
+    short = solution.replace(
+        "def solve(relative_position, bidirectional, num_buckets=32, max_distance=128):",
+        "def solve(relative_position, bidirectional):\n    num_buckets, max_distance = 32, 128",
+    )
+    assert short != solution
+    e = exercise("E5")
+    cases = e.cases()
+    t5 = [c for c in cases if c.args[2:] == (32, 128)]
+    report = check_function(e, load(write(tmp_path, "short", short)).solve)
+    assert report.passed, report.text
+    assert (report.judged, report.skipped) == (len(t5), len(cases) - len(t5))
+    text = words(report.text)
+    assert f"passes all {len(t5)} cases with T5's 32 buckets and max_distance 128" in text
+    assert (
+        f"The {len(cases) - len(t5)} unseen cases with other sizes were not run, because your "
+        "solve(relative_position, bidirectional) has no num_buckets and max_distance argument."
+    ) in text
+    full = check_function(e, load(write(tmp_path, "full", solution)).solve)
+    assert full.passed and (full.judged, full.skipped) == (len(cases), 0), full.text
+
+
+def test_a_list_of_python_ints_is_accepted_for_e5(tmp_path):
+    path = write(
+        tmp_path,
+        "listed",
+        """\
+        from posenc.relative import t5_bucket
+
+
+        def solve(relative_position, bidirectional, num_buckets, max_distance):
+            return [
+                int(b)
+                for b in t5_bucket(
+                    relative_position,
+                    bidirectional=bidirectional,
+                    num_buckets=num_buckets,
+                    max_distance=max_distance,
+                )
+            ]
+        """,
+    )
+    report = check_function(exercise("E5"), load(path).solve)
+    assert report.passed, report.text
 
 
 # --------------------------------------------------------------------------------------
@@ -547,6 +642,11 @@ def test_the_e1_page_shows_the_real_report_on_the_classic_solution(tmp_path):
         ),
         ("e2-shift-matrix.md", ["`solve(k, width)`", "a list of rows, each a list or a tuple"]),
         ("e3-order-blindness.md", ["a tuple, a list or a NumPy array", "no shorter version"]),
+        ("e4-alibi-slopes.md", ["a list or a tuple of floats", "no shorter version"]),
+        (
+            "e5-t5-buckets.md",
+            ["`solve(relative_position, bidirectional)`", "a list or a tuple of ints"],
+        ),
         ("index.md", ["`solve(length, width)`", "lists of rows, or tuples", "`solve(**kw)`"]),
     ],
 )

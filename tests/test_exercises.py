@@ -17,6 +17,7 @@ import subprocess
 import sys
 import textwrap
 from concurrent.futures import ThreadPoolExecutor
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +34,8 @@ SOLUTIONS = {
     "E1": ROOT / "exercises" / "solutions" / "e1_sinusoidal_table.py",
     "E2": ROOT / "exercises" / "solutions" / "e2_shift_matrix.py",
     "E3": ROOT / "exercises" / "solutions" / "e3_order_blindness.py",
+    "E4": ROOT / "exercises" / "solutions" / "e4_alibi_slopes.py",
+    "E5": ROOT / "exercises" / "solutions" / "e5_t5_buckets.py",
 }
 MISTAKES = Path(__file__).resolve().parent / "data" / "exercises"
 
@@ -73,6 +76,21 @@ MISTAKE_FILES = {
     "e3_code_from_one": "code from position one",
     "e3_mean": "mean",
     "e3_signed_maximum": "signed maximum",
+    "e4_plain_series": "plain series",
+    "e4_from_zero": "heads from zero",
+    "e4_from_zero_plain": "heads from zero, plain series",
+    "e4_first_extra": "first extra slopes",
+    "e4_wrong_half": "wrong half",
+    "e4_rounded_up": "rounded up",
+    "e4_float32": "float32",
+    "e4_float16": "float16",
+    "e5_query_minus_key": "query minus key",
+    "e5_exact_to_max_distance": "exact up to max_distance",
+    "e5_causal_as_bidirectional": "causal as bidirectional",
+    "e5_future_by_size": "future by its size",
+    "e5_no_cap": "no cap",
+    "e5_float64": "float floor on a boundary",
+    "e5_float32": "float floor on a boundary",
 }
 
 
@@ -170,6 +188,114 @@ def test_e3_worked_examples_by_hand(order, gap):
     np.testing.assert_allclose(
         exercise("E3").expected(np.array(words), eye, eye, eye, order), [0, gap], atol=5e-7
     )
+
+
+def alibi_exponents_by_hand(num_heads: int) -> list[Fraction]:
+    """The exponents q_h of ALiBi's slopes 2**(-q_h), from Press et al.'s rule, exactly.
+
+    c is found by doubling, the series for c and 2c heads are written as fractions.
+    """
+    c = 1
+    while 2 * c <= num_heads:
+        c *= 2
+    first = [Fraction(8 * h, c) for h in range(1, c + 1)]
+    between = [Fraction(8 * h, 2 * c) for h in range(1, 2 * c + 1) if h % 2 == 1]
+    return first + between[: num_heads - c]
+
+
+def test_e4_worked_examples_by_hand():
+    e = exercise("E4")
+    assert [args for args in e.worked] == [(8,), (6,), (12,)]
+    assert e.expected(8).tolist() == [1 / 2**k for k in range(1, 9)]  # exact: powers of two
+    assert e.expected(6).tolist() == [2**-2, 2**-4, 2**-6, 2**-8, 2**-1, 2**-3]
+    assert alibi_exponents_by_hand(12)[8:] == [Fraction(k, 2) for k in (1, 3, 5, 7)]
+    np.testing.assert_allclose(
+        e.expected(12)[8:], [0.707107, 0.353553, 0.176777, 0.0883883], rtol=0, atol=5e-7
+    )
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_e4_expected_is_the_rule_written_out(seed):
+    """On every case, the expected slopes are 2**(-q_h) with q_h from the rule, exactly."""
+    for case in exercise("E4").cases(seed):
+        (num_heads,) = case.args
+        want = [2.0 ** -float(q) for q in alibi_exponents_by_hand(num_heads)]
+        np.testing.assert_allclose(exercise("E4").expected(num_heads), want, rtol=2e-15, atol=0)
+
+
+def test_e4_cases_have_powers_of_two_and_others():
+    """The plain series is right on powers of two only: both kinds must be among the cases."""
+    for seed in range(5):
+        heads = [case.args[0] for case in exercise("E4").cases(seed)]
+        powers = [h for h in heads if h & (h - 1) == 0]
+        assert len(powers) >= 2 and len(heads) - len(powers) >= 4, heads
+        assert any(h - (1 << (h.bit_length() - 1)) >= 2 for h in heads)  # first != every other
+
+
+def t5_bucket_by_hand(offset: int, bidirectional: bool, num_buckets: int, max_distance: int):
+    """T5's bucket from its definition, the floor found with fractions: (n/e)^a >= (M/e)^q."""
+    half = num_buckets // 2 if bidirectional else num_buckets
+    e, a = half // 2, half - half // 2
+    upper = half if bidirectional and offset > 0 else 0
+    n = abs(offset) if bidirectional else max(-offset, 0)
+    if n < e:
+        return upper + n
+    q = max(q for q in range(a) if Fraction(n, e) ** a >= Fraction(max_distance, e) ** q)
+    return upper + e + q  # q <= a - 1: the cap at h - 1
+
+
+def test_e5_worked_examples_by_hand():
+    e = exercise("E5")
+    shown = {  # the worked examples of the task and the page, typed in
+        (0, 1, 7, 8, 12, 90, 91, 500): (True, [0, 17, 23, 24, 25, 30, 31, 31]),
+        (0, -1, -7, -8, -91): (True, [0, 1, 7, 8, 15]),
+        (3, 0, -15, -16, -113): (False, [0, 0, 15, 16, 31]),
+    }
+    assert [tuple(args[0].tolist()) for args in e.worked] == list(shown)
+    for args in e.worked:
+        bidirectional, want = shown[tuple(args[0].tolist())]
+        assert args[1:] == (bidirectional, 32, 128)
+        assert e.expected(*args).tolist() == want
+        assert [t5_bucket_by_hand(int(r), *args[1:]) for r in args[0]] == want
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_e5_expected_is_the_definition(seed):
+    for case in exercise("E5").cases(seed):
+        offsets, *config = case.args
+        by_hand = [t5_bucket_by_hand(int(r), *config) for r in offsets]
+        assert exercise("E5").expected(*case.args).tolist() == by_hand, config
+
+
+def t5_float(offsets, bidirectional, num_buckets, max_distance, dtype):
+    """T5's formula in floating point, in the order of its code, floor by truncation."""
+    half = num_buckets // 2 if bidirectional else num_buckets
+    e = half // 2
+    out = []
+    for r in offsets.tolist():
+        n = abs(r) if bidirectional else max(-r, 0)
+        upper = half if bidirectional and r > 0 else 0
+        if n < e:
+            out.append(upper + n)
+            continue
+        x = np.log(dtype(n) / dtype(e)) / dtype(math.log(max_distance / e)) * dtype(half - e)
+        out.append(upper + min(e + int(x), half - 1))
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_e5_has_a_float64_and_a_float32_trap(seed):
+    """Two unseen cases where T5's formula in float64 or float32 puts a distance too low."""
+    e = exercise("E5")
+    caught = set()
+    for case in e.cases(seed):
+        right = e.expected(*case.args).tolist()
+        for dtype in (np.float64, np.float32):
+            if t5_float(*case.args, dtype) != right:
+                caught.add(dtype)
+        if case.args[2:] == (32, 128):  # T5's own sizes: float32, as T5 computes, is right
+            assert t5_float(*case.args, np.float32) == right
+    assert caught == {np.float64, np.float32}
 
 
 def test_cases_are_seeded_and_differ_between_seeds():
@@ -273,6 +399,8 @@ WRONG = {
     "wrong_e1": ("E1", MISTAKES / "e1_column_index.py", 20.0),
     "wrong_e2": ("E2", MISTAKES / "e2_rotation_sign.py", 20.0),
     "wrong_e3": ("E3", MISTAKES / "e3_code_moves.py", 20.0),
+    "wrong_e4": ("E4", MISTAKES / "e4_wrong_half.py", 20.0),
+    "wrong_e5": ("E5", MISTAKES / "e5_query_minus_key.py", 20.0),
 }
 BAD = {
     "raises": """\
@@ -418,6 +546,8 @@ def test_reference_solutions_pass(reports, name):
         ("wrong_e1", "column in exponent"),
         ("wrong_e2", "rotation sign"),
         ("wrong_e3", "code moves with the words"),
+        ("wrong_e4", "wrong half"),
+        ("wrong_e5", "query minus key"),
     ],
 )
 def test_mistakes_are_named_end_to_end(reports, name, mistake):
@@ -516,8 +646,8 @@ def test_list_and_show(capsys):
     assert main(["exercise", "list"]) == 0
     out = capsys.readouterr().out
     assert out == listing()
-    assert [line.split()[0] for line in out.splitlines()] == ["E1", "E2", "E3"]
-    for name in ("E1", "e2", "3"):
+    assert [line.split()[0] for line in out.splitlines()] == ["E1", "E2", "E3", "E4", "E5"]
+    for name in ("E1", "e2", "3", "e4", "5"):
         assert main(["exercise", "show", name]) == 0
         out = capsys.readouterr().out
         assert out == show(name)
@@ -531,6 +661,8 @@ def test_show_carries_the_worked_numbers():
     assert "0.00999983" in show("E1") and "-0.416147" in show("E1")
     assert "0.540302" in show("E2") and "-0.989992" in show("E2")
     assert "0.908160" in show("E3") and "0.746569" in show("E3")
+    assert "0.00390625" in show("E4") and "0.0883883" in show("E4")
+    assert "[0, 17, 23, 24, 25, 30, 31, 31]" in show("E5") and "[0, 0, 15, 16, 31]" in show("E5")
 
 
 def test_check_exit_status_pass_and_fail(capsys):
@@ -542,7 +674,7 @@ def test_check_exit_status_pass_and_fail(capsys):
 
 
 USAGE = [
-    (["exercise", "check", "E9", "x.py"], "exercise must be one of E1, E2, E3, got 'E9'"),
+    (["exercise", "check", "E9", "x.py"], "exercise must be one of E1, E2, E3, E4, E5, got 'E9'"),
     (["exercise", "check", "E1", "/no/such/file.py"], "cannot read '/no/such/file.py'"),
     (["exercise", "check", "E1", str(ROOT / "exercises")], "it is a directory"),
     (["exercise", "check", "E1", str(SOLUTIONS["E1"]), "--timeout", "0"], "timeout must be"),
@@ -557,7 +689,7 @@ USAGE = [
         "argument --memory: invalid int value: 'lots'",
     ),
     (["exercise", "check", "E1"], "the following arguments are required: FILE"),
-    (["exercise", "show", "E4"], "exercise must be one of E1, E2, E3, got 'E4'"),
+    (["exercise", "show", "E0"], "exercise must be one of E1, E2, E3, E4, E5, got 'E0'"),
     (["exercise"], "the following arguments are required: ACTION"),
     (["exercise", "grade"], "invalid choice: 'grade'"),
 ]
@@ -617,6 +749,8 @@ PAGES = {
     "E1": ("docs/exercises/e1-sinusoidal-table.md", MISTAKES / "e1_column_index.py"),
     "E2": ("docs/exercises/e2-shift-matrix.md", MISTAKES / "e2_rotation_sign.py"),
     "E3": ("docs/exercises/e3-order-blindness.md", MISTAKES / "e3_code_moves.py"),
+    "E4": ("docs/exercises/e4-alibi-slopes.md", MISTAKES / "e4_plain_series.py"),
+    "E5": ("docs/exercises/e5-t5-buckets.md", MISTAKES / "e5_float64.py"),
 }
 
 

@@ -5,17 +5,23 @@ Each exercise is a page under ``docs/exercises/`` and a module here:
 - E1 (``e1``), the sinusoidal table: ``solve(length, width, base)`` returns the code;
 - E2 (``e2``), the shift matrix: ``solve(k, width, base)`` returns ``M_k``;
 - E3 (``e3``), order blindness: ``solve(X, Wq, Wk, Wv, order)`` returns how far
-  attention is from following a reordering of its input, without and with the code.
+  attention is from following a reordering of its input, without and with the code;
+- E4 (``e4``), the ALiBi slopes: ``solve(num_heads)`` returns the slopes of the heads,
+  by the rule of the ALiBi reference code for any head count;
+- E5 (``e5``), T5 buckets: ``solve(relative_position, bidirectional, num_buckets,
+  max_distance)`` returns the bucket of each offset, key minus query.
 
 E1 and E2 also take the classic shorter ``solve`` without ``base``, judged on the cases
-with base 10000 only (``_calls``).
+with base 10000 only, and E5 the shorter ``solve(relative_position, bidirectional)``
+with T5's sizes built in, judged on the cases with those sizes only (``_calls``).
 
 ``posenc exercise check E1 my_solution.py`` calls :func:`check`, which runs the
 reader's ``solve`` in a child process with limits on time, CPU and memory, on the
 worked examples of the page and on unseen cases from a seeded generator, and judges
-the answers against ``posenc.sinusoidal``, ``posenc.shift_matrix`` and
-``posenc.attention`` (``checker``). A pass needs an answer to every case, each
-compared in this process; no process the child starts outlives the check. The
+the answers against ``posenc.sinusoidal``, ``posenc.shift_matrix``,
+``posenc.attention``, ``posenc.relative.alibi_slopes`` and
+``posenc.relative.t5_bucket`` (``checker``). A pass needs an answer to every case,
+each compared in this process; no process the child starts outlives the check. The
 classic mistakes of each exercise are written out as formulas, so a wrong answer can
 be matched to the mistake that produces it.
 
@@ -23,6 +29,10 @@ References
 ----------
 - A. Vaswani et al., "Attention Is All You Need", NeurIPS 2017, sections 3.2.1
   (scaled dot-product attention) and 3.5 (the sinusoidal code).
+- O. Press, N. A. Smith, M. Lewis, "Train Short, Test Long: Attention with Linear
+  Biases Enables Input Length Extrapolation", ICLR 2022 (ALiBi and its head slopes).
+- C. Raffel et al., "Exploring the Limits of Transfer Learning with a Unified
+  Text-to-Text Transformer", JMLR 2020, section 2.1 (T5's relative position buckets).
 """
 
 from __future__ import annotations
@@ -36,6 +46,8 @@ from posenc.exercises.checker import MEMORY, TIMEOUT, Report
 from posenc.exercises.e1 import E1
 from posenc.exercises.e2 import E2
 from posenc.exercises.e3 import E3
+from posenc.exercises.e4 import E4
+from posenc.exercises.e5 import E5
 
 __all__ = [
     "EXERCISES",
@@ -53,7 +65,7 @@ __all__ = [
 ]
 
 #: Every exercise, by key.
-EXERCISES: dict[str, Exercise] = {e.key: e for e in (E1, E2, E3)}
+EXERCISES: dict[str, Exercise] = {e.key: e for e in (E1, E2, E3, E4, E5)}
 
 
 def exercise(name: str) -> Exercise:
@@ -80,6 +92,8 @@ def listing() -> str:
     E1  The sinusoidal table  solve(length, width, base)
     E2  The shift matrix      solve(k, width, base)
     E3  Order blindness       solve(X, Wq, Wk, Wv, order)
+    E4  The ALiBi slopes      solve(num_heads)
+    E5  The T5 buckets        solve(relative_position, bidirectional, num_buckets, max_distance)
     """
     width = max(len(e.title) for e in EXERCISES.values())
     lines = [f"{e.key}  {e.title:<{width}}  {e.signature}" for e in EXERCISES.values()]
@@ -116,7 +130,7 @@ def check(
     Parameters
     ----------
     name : str
-        The exercise: 'E1', 'E2' or 'E3' (see :func:`exercise`).
+        The exercise: 'E1' to 'E5' (see :func:`exercise`).
     solution : path
         A Python file that defines ``solve``.
     timeout : float, optional
