@@ -9,10 +9,10 @@ and a_ij = a_(clip(j - i, k)). Over all integer offsets, clip takes exactly the
 every offset above k shares a^K_k and a^V_k, every offset below -k shares the
 vectors of -k. So the layer cannot tell offsets beyond k apart: moving a token
 from offset k + 1 to offset k + 5 leaves the query's output unchanged. The
-relative vectors enter the values as well as the score: with a^K = 0 and
-a^V != 0 the output still depends on the offsets within k. The scores depend on
+relative vectors enter the values as well as the score: with a^K = 0 the
+output can still depend on the offsets within k, through a^V alone. The scores depend on
 the positions only through j - i, so shifting every position by s changes no
-score; the layer is not permutation-equivariant.
+score; the layer need not be permutation-equivariant.
 
 Uses: 1.
 """

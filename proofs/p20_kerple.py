@@ -295,8 +295,8 @@ def checks(rec: Recorder) -> None:
             count += 1
     margin = INPUTS["eigenvalue_margin"]
     rec.band(
-        "power kernel, r2 = 1/4..7/4: every matrix on the zero-sum vectors has eigenvalues "
-        "above 1e-6",
+        "power kernel, r2 = 1/4..7/4: every B^T A B in the basis e_k - e_(k+1) of the "
+        "zero-sum vectors has eigenvalues above 1e-6 (only their sign speaks of the kernel)",
         float(lowest),
         low=margin,
         high=10**6,
@@ -314,7 +314,8 @@ def checks(rec: Recorder) -> None:
             lowest = value if lowest is None else min(lowest, value)
             count += 1
     rec.band(
-        "log kernel, r2 = 1/4..4: every matrix on the zero-sum vectors has eigenvalues above 1e-6",
+        "log kernel, r2 = 1/4..4: every B^T A B in the basis e_k - e_(k+1) of the zero-sum "
+        "vectors has eigenvalues above 1e-6 (only their sign speaks of the kernel)",
         float(lowest),
         low=margin,
         high=10**6,

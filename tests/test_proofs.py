@@ -156,6 +156,11 @@ BREAKS = {
         "return sp.Max(-limit, sp.Min(limit, offset, evaluate=False), evaluate=False)",
         "return sp.Max(-limit, sp.Min(limit + 1, offset, evaluate=False), evaluate=False)",
     ),
+    # Proposition 19: the cosine of the offset written as the cosine of the sum
+    "p19_transformer_xl_four_terms.py": (
+        "            sp.cos(x) * sp.cos(y) + sp.sin(x) * sp.sin(y),",
+        "            sp.cos(x) * sp.cos(y) - sp.sin(x) * sp.sin(y),",
+    ),
     # Proposition 20: the factor 2 of the r2 = 2 form dropped
     "p20_kerple.py": (
         "return form(lambda t: power_kernel(t, r1, 2), x, c) - 2 * r1 * moment**2",

@@ -35,6 +35,7 @@ from .order import fig_permutation_equivariance
 from .rotary import fig_rotary_score
 from .shaw import fig_shaw_clipping
 from .toy import fig_dog_bites_man
+from .txl import fig_txl_terms
 
 #: One module per idea; each lists its figures in its own ``__all__``.
 MODULES = (
@@ -52,6 +53,7 @@ MODULES = (
     "rotary",
     "shaw",
     "toy",
+    "txl",
 )
 
 __all__ = [
@@ -74,5 +76,6 @@ __all__ = [
     "fig_similarity_offset",
     "fig_stack_equivariance",
     "fig_t5_buckets",
+    "fig_txl_terms",
     "to_svg",
 ]
