@@ -13,18 +13,12 @@ import math
 
 import numpy as np
 import pytest
-from matplotlib.figure import Figure
+from figtools import by_gid as _by_gid
 from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 
 from posenc.figures import alibi as module
 from posenc.figures.alibi import fig_alibi
-
-
-def _by_gid(fig: Figure, kind: type, gid: str):
-    found = [a for a in fig.findobj(kind) if a.get_gid() == gid]
-    assert len(found) == 1, f"expected one {kind.__name__} with gid {gid!r}, found {len(found)}"
-    return found[0]
 
 
 def _slopes(heads: int) -> list[float]:

@@ -15,6 +15,7 @@ import math
 import mpmath
 import numpy as np
 import pytest
+from figtools import by_gid as _by_gid
 from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
 from matplotlib.lines import Line2D
@@ -22,12 +23,6 @@ from matplotlib.lines import Line2D
 from posenc.figures.conventions import fig_floating_point, fig_library_conventions
 
 FIGURES = (fig_library_conventions, fig_floating_point)
-
-
-def _by_gid(fig: Figure, kind: type, gid: str):
-    found = [a for a in fig.findobj(kind) if a.get_gid() == gid]
-    assert len(found) == 1, f"expected one {kind.__name__} with gid {gid!r}, found {len(found)}"
-    return found[0]
 
 
 def _pe(pos: int, j: int, width: int) -> float:

@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 import pytest
+from figtools import by_gid as _by_gid
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
@@ -23,12 +24,6 @@ def _omega(i: int, width: int) -> float:
 
 def _wavelength(i: int, width: int) -> float:
     return 2.0 * math.pi * 10000.0 ** (2.0 * i / width)
-
-
-def _by_gid(fig: Figure, kind: type, gid: str):
-    found = [a for a in fig.findobj(kind) if a.get_gid() == gid]
-    assert len(found) == 1, f"expected one {kind.__name__} with gid {gid!r}, found {len(found)}"
-    return found[0]
 
 
 def _angle(x: float, y: float) -> float:

@@ -12,6 +12,7 @@ import math
 import matplotlib as mpl
 import numpy as np
 import pytest
+from figtools import by_gid as _by_gid
 from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
@@ -19,12 +20,6 @@ from matplotlib.lines import Line2D
 from posenc.figures import ladder
 
 NAMES = ["fig_ladder_rung_short", "fig_position_signature", "fig_similarity_offset"]
-
-
-def _by_gid(fig: Figure, kind: type, gid: str):
-    found = [a for a in fig.findobj(kind) if a.get_gid() == gid]
-    assert len(found) == 1, f"expected one {kind.__name__} with gid {gid!r}, found {len(found)}"
-    return found[0]
 
 
 def _rung_heights(fig: Figure, gid: str) -> list[float]:

@@ -15,18 +15,13 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from figtools import by_gid as _by_gid
 from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
 from matplotlib.lines import Line2D
 
 from posenc.figures import nope as module
 from posenc.figures.nope import fig_nope_counts
-
-
-def _by_gid(fig: Figure, kind: type, gid: str):
-    found = [a for a in fig.findobj(kind) if a.get_gid() == gid]
-    assert len(found) == 1, f"expected one {kind.__name__} with gid {gid!r}, found {len(found)}"
-    return found[0]
 
 
 def _causal(n: int) -> list[list[Fraction]]:

@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 import pytest
+from figtools import by_gid as _by_gid
 from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
 from matplotlib.lines import Line2D
@@ -22,12 +23,6 @@ from posenc.figures import rotary as module
 from posenc.figures.rotary import fig_rotary_score
 
 OMEGA_1 = 10000.0 ** (-2.0 / 8)  # pair 1 of width 8: w_1 = base^(-2/d) = 0.1
-
-
-def _by_gid(fig: Figure, kind: type, gid: str):
-    found = [a for a in fig.findobj(kind) if a.get_gid() == gid]
-    assert len(found) == 1, f"expected one {kind.__name__} with gid {gid!r}, found {len(found)}"
-    return found[0]
 
 
 def _turned(pair, angle: float) -> tuple[float, float]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from figtools import by_gid as _by_gid
 from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
 from matplotlib.lines import Line2D
@@ -18,12 +19,6 @@ from matplotlib.patches import Rectangle
 
 from posenc.figures import shaw as module
 from posenc.figures.shaw import fig_shaw_clipping
-
-
-def _by_gid(fig: Figure, kind: type, gid: str):
-    found = [a for a in fig.findobj(kind) if a.get_gid() == gid]
-    assert len(found) == 1, f"expected one {kind.__name__} with gid {gid!r}, found {len(found)}"
-    return found[0]
 
 
 def _clip(offset: int, k: int) -> int:

@@ -15,6 +15,7 @@ import sys
 import matplotlib as mpl
 import numpy as np
 import pytest
+from figtools import by_gid as _by_gid
 from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
 from matplotlib.lines import Line2D
@@ -23,13 +24,6 @@ import posenc
 from posenc import figures
 
 ALL = sorted(name for name in figures.__all__ if name.startswith("fig_"))
-
-
-def _by_gid(fig: Figure, kind: type, gid: str):
-    """The one artist of type ``kind`` whose gid is ``gid``."""
-    found = [a for a in fig.findobj(kind) if a.get_gid() == gid]
-    assert len(found) == 1, f"expected one {kind.__name__} with gid {gid!r}, found {len(found)}"
-    return found[0]
 
 
 def _omega(i: int, width: int, base: float = 10000.0) -> float:
