@@ -11,7 +11,7 @@ it needs matplotlib).
 
 from importlib.metadata import PackageNotFoundError, version
 
-from posenc import conventions, precision, relative
+from posenc import conventions, precision, relative, rope
 from posenc._validate import TooLargeError
 from posenc.attention import (
     EncoderLayerParams,
@@ -54,6 +54,7 @@ __all__ = [
     "pairing_permutation",
     "precision",
     "relative",
+    "rope",
     "rotary",
     "rotary_angles",
     "rotary_matrix",

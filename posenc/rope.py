@@ -1,0 +1,985 @@
+"""Rotary frequency schemes: the speeds of a rotary model, and how its context is stretched.
+
+A rotary head of width ``d`` turns pair ``i`` of its queries and keys by ``m * w_i`` at
+position ``m`` (:mod:`posenc.rotary`). Which speeds ``w_i`` a model uses is its *scheme*.
+Trained at length ``L0`` with ``w_i = b**(-2i/d)``, a model is run at ``L = s * L0`` by
+changing the speeds (and sometimes scaling the logits). This module computes the speeds of
+the six schemes that Hugging Face Transformers names in ``ROPE_INIT_FUNCTIONS``, with its
+parameter names and its reading of them, so that a table from a real model can be checked
+against it:
+
+================  ===================================================================
+``"default"``     ``w_i = b**(-2i/d)`` (RoFormer).
+``"linear"``      Position interpolation (Chen et al. 2023): every ``w_i`` divided by
+                  ``factor``.
+``"dynamic"``     Dynamic NTK: the base becomes ``b * (s L / L0 - (s - 1))**(d/(d-2))``
+                  for the current length ``L = max(seq_len, L0)``, ``L0`` being
+                  ``max_position_embeddings``.
+``"yarn"``        YaRN (Peng et al. 2024): pairs below the correction range keep their
+                  speed, pairs above it are divided by ``factor``, with a linear ramp in
+                  the pair index between; an attention factor ``0.1 ln s + 1``.
+``"longrope"``    LongRoPE (Ding et al. 2024): one searched factor per pair,
+                  ``short_factor`` up to ``L0`` and ``long_factor`` beyond; an attention
+                  factor ``sqrt(1 + ln s / ln L0)``.
+``"llama3"``      Llama 3.1 (Meta's reference code): wavelengths below
+                  ``L0 / high_freq_factor`` unchanged, above ``L0 / low_freq_factor``
+                  divided by ``factor``, blended between.
+================  ===================================================================
+
+Each scheme returns the speeds and an *attention factor*: implementations multiply the
+cosine and sine caches by it, so a query-key logit is multiplied by its square.
+
+Precision
+---------
+The speeds are computed with 50 significant digits and rounded once, so each is the
+float64 nearest the real number the scheme defines (half an ulp). The two exceptions are
+the discrete choices that the reference code makes in floating point and that posenc
+makes the same way: YaRN's correction range is floored and ceiled from its float64 value
+(the formula with :func:`math.log`, as the reference code computes it), and the integer
+``rotary_dim = int(head_dim * partial_rotary_factor)`` is the float64 product truncated.
+Hugging Face computes the same speeds in float32: its values differ from posenc's by a
+few float32 ulps (``make conformance`` measures by how much).
+
+References
+----------
+- J. Su et al., "RoFormer", arXiv:2104.09864 (2021), section 3.
+- S. Chen, S. Wong, L. Chen, Y. Tian, "Extending Context Window of Large Language Models
+  via Positional Interpolation", arXiv:2306.15595 (2023).
+- bloc97, "NTK-Aware Scaled RoPE", and emozilla, "Dynamically Scaled RoPE", posts on
+  Reddit r/LocalLLaMA (2023); no paper.
+- B. Peng, J. Quesnelle, H. Fan, E. Shippole, "YaRN", ICLR 2024, arXiv:2309.00071.
+- Y. Ding et al., "LongRoPE", arXiv:2402.13753 (2024).
+- A. Grattafiori et al., "The Llama 3 Herd of Models", arXiv:2407.21783 (2024); the
+  scaling itself is in Meta's reference code (``apply_scaling``), not in the paper.
+- P. Wang et al., "Qwen2-VL", arXiv:2409.12191 (2024): M-RoPE.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal, localcontext
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from posenc import _validate
+from posenc.encoding import _cis, _two_prod
+from posenc.precision import round_to
+from posenc.rotary import _positions
+
+__all__ = [
+    "LAYOUTS",
+    "PATHS",
+    "SCHEMES",
+    "RopeConfig",
+    "cos_sin",
+    "default_inv_freq",
+    "dynamic_base",
+    "inv_freq",
+    "llama3_bands",
+    "mrope_angles",
+    "ntk_base",
+    "read_config",
+    "rotary_dim",
+    "wavelengths",
+    "yarn_correction_dim",
+    "yarn_correction_range",
+    "yarn_mscale",
+    "yarn_ramp",
+]
+
+#: The schemes of Hugging Face's ``ROPE_INIT_FUNCTIONS`` that posenc computes.
+SCHEMES = ("default", "linear", "dynamic", "yarn", "longrope", "llama3")
+
+#: Layouts of a cos/sin cache: ``cat(c, c)``, ``c0 c0 c1 c1 ...``, or one column per pair.
+LAYOUTS = ("half", "interleaved", "pairs")
+
+#: How :func:`cos_sin` computes: exactly, or as a float32 implementation does.
+PATHS = ("exact", "float32")
+
+# Which parameters each scheme reads (beyond head_dim, base, partial_rotary_factor).
+_PARAMETERS = {
+    "default": (),
+    "linear": ("factor",),
+    "dynamic": ("factor", "max_position_embeddings", "seq_len"),
+    "yarn": (
+        "factor",
+        "original_max_position_embeddings",
+        "max_position_embeddings",
+        "beta_fast",
+        "beta_slow",
+        "mscale",
+        "mscale_all_dim",
+        "attention_factor",
+        "truncate",
+    ),
+    "longrope": (
+        "factor",
+        "original_max_position_embeddings",
+        "max_position_embeddings",
+        "seq_len",
+        "short_factor",
+        "long_factor",
+        "attention_factor",
+    ),
+    "llama3": (
+        "factor",
+        "original_max_position_embeddings",
+        "low_freq_factor",
+        "high_freq_factor",
+    ),
+}
+
+# 60 digits of pi, for the wavelength comparisons made in Decimal.
+_PI = Decimal("3.14159265358979323846264338327950288419716939937510582097494")
+_DIGITS = 50
+
+
+# --------------------------------------------------------------------------------------
+# Argument checks.
+
+
+def _scheme(value: object) -> str:
+    message = f"scheme must be one of {', '.join(SCHEMES)}, got {value!r}"
+    if not isinstance(value, str):
+        raise TypeError(message)
+    if value not in SCHEMES:
+        raise ValueError(message)
+    return value
+
+
+def _positive(name: str, value: object) -> float:
+    result = _validate.real(name, value)
+    if result <= 0:
+        raise ValueError(f"{name} must be a finite real number > 0, got {result!r}")
+    return result
+
+
+def _length(name: str, value: object) -> int:
+    return _validate.integer(name, value, minimum=1)
+
+
+def _required(scheme: str, name: str, value: object) -> object:
+    if value is None:
+        raise ValueError(f'the "{scheme}" scheme needs {name}')
+    return value
+
+
+def rotary_dim(head_dim: int, partial_rotary_factor: float = 1.0) -> int:
+    """The number of rotated coordinates, ``int(head_dim * partial_rotary_factor)``.
+
+    Only the first ``rotary_dim`` coordinates of a head rotate (GPT-NeoX rotates 25 %,
+    GPT-J 64 of 256), and the speeds are ``b**(-2i/rotary_dim)``: the exponent is over the
+    rotated width, not the head width. The product is truncated in float64, as
+    Hugging Face does.
+
+    >>> rotary_dim(128), rotary_dim(96, 0.25), rotary_dim(80, 0.4)
+    (128, 24, 32)
+    """
+    head_dim = _validate.integer("head_dim", head_dim, minimum=2)
+    factor = _validate.real("partial_rotary_factor", partial_rotary_factor)
+    if not 0 < factor <= 1:
+        raise ValueError(f"partial_rotary_factor must lie in (0, 1], got {factor!r}")
+    dim = int(head_dim * factor)
+    if dim < 2 or dim % 2:
+        raise ValueError(
+            f"rotary_dim = int(head_dim * partial_rotary_factor) = int({head_dim} * {factor!r})"
+            f" = {dim} must be even and >= 2 (pairs of coordinates rotate)"
+        )
+    return dim
+
+
+# --------------------------------------------------------------------------------------
+# The ladder in 50 digits.
+
+
+def _ladder(dim: int, base: Decimal) -> list[Decimal]:
+    """``base**(-2i/dim)`` for ``i = 0 .. dim/2 - 1``, each to 50 digits."""
+    ln = base.ln()
+    return [(-2 * i * ln / dim).exp() for i in range(dim // 2)]
+
+
+def _round(values: Sequence[Decimal]) -> np.ndarray:
+    return np.array([float(v) for v in values], dtype=np.float64)
+
+
+def default_inv_freq(rotary_dim: int, base: float = 10000.0) -> np.ndarray:
+    """The speeds ``base**(-2i/rotary_dim)``, ``i = 0 .. rotary_dim/2 - 1``, each rounded once.
+
+    >>> print(default_inv_freq(4, 100.0))
+    [1.  0.1]
+    """
+    dim = _validate.width(rotary_dim)
+    base = _validate.base(base)
+    with localcontext() as context:
+        context.prec = _DIGITS
+        return _round(_ladder(dim, Decimal(base)))
+
+
+def wavelengths(inv_freq: ArrayLike) -> np.ndarray:
+    """Wavelengths ``2*pi / w`` in positions: pair ``i`` turns once every ``2*pi/w_i``.
+
+    >>> print(wavelengths([1.0, 0.5]).round(4))
+    [ 6.2832 12.5664]
+    """
+    w = _validate.real_array("inv_freq", inv_freq)
+    if not np.all(np.isfinite(w)) or np.any(w <= 0):
+        raise ValueError("inv_freq must hold finite real numbers > 0")
+    return 2 * np.pi / w
+
+
+def ntk_base(base: float, factor: float, rotary_dim: int) -> float:
+    """The NTK-aware base ``base * factor**(d/(d-2))`` (bloc97, 2023).
+
+    With it, pair 0 keeps speed 1 and the slowest pair ``d/2 - 1`` is slowed by exactly
+    ``factor``: ``(b s**(d/(d-2)))**(-(d-2)/d) = b**(-(d-2)/d) / s``. Rounded once.
+
+    >>> ntk_base(10000.0, 4.0, 4)
+    160000.0
+    """
+    base = _validate.base(base)
+    factor = _positive("factor", factor)
+    dim = _validate.width(rotary_dim)
+    if dim == 2:
+        raise ValueError("rotary_dim must be >= 4: the exponent d/(d-2) is undefined at d = 2")
+    with localcontext() as context:
+        context.prec = _DIGITS
+        return float(Decimal(base) * (Decimal(factor).ln() * dim / (dim - 2)).exp())
+
+
+def _dynamic_base(base, factor, seq_len, max_pos, dim) -> Decimal:
+    length = max(seq_len, max_pos)
+    stretch = Decimal(factor) * length / max_pos - (Decimal(factor) - 1)
+    if stretch <= 0:
+        raise ValueError(
+            f"factor * L / L0 - (factor - 1) must be > 0, got {float(stretch)!r}"
+            f" (factor={factor!r}, L={length}, L0={max_pos})"
+        )
+    return Decimal(base) * (stretch.ln() * dim / (dim - 2)).exp()
+
+
+def dynamic_base(
+    base: float, factor: float, seq_len: int, max_position_embeddings: int, rotary_dim: int
+) -> float:
+    """Dynamic NTK's base at the current length: ``b * (s L/L0 - (s - 1))**(d/(d-2))``.
+
+    ``L = max(seq_len, L0)``, so up to the training length ``L0`` the base is unchanged.
+    At ``L = s L0`` the factor is ``(s**2 - s + 1)**(d/(d-2))``, not the static NTK
+    factor ``s**(d/(d-2))``.
+
+    >>> dynamic_base(10000.0, 4.0, 2048, 2048, 128)
+    10000.0
+    """
+    base = _validate.base(base)
+    factor = _positive("factor", factor)
+    seq_len = _length("seq_len", seq_len)
+    max_pos = _length("max_position_embeddings", max_position_embeddings)
+    dim = _validate.width(rotary_dim)
+    if dim == 2:
+        raise ValueError("rotary_dim must be >= 4: the exponent d/(d-2) is undefined at d = 2")
+    with localcontext() as context:
+        context.prec = _DIGITS
+        return float(_dynamic_base(base, factor, seq_len, max_pos, dim))
+
+
+def yarn_correction_dim(
+    rotations: float, rotary_dim: int, base: float, original_max_position_embeddings: int
+) -> float:
+    """The (fractional) pair index that turns ``rotations`` times in ``L0`` positions.
+
+    ``d ln(L0 / (2 pi rotations)) / (2 ln b)``, in float64 with :func:`math.log`, the way
+    YaRN's reference code and Hugging Face compute it (their floor and ceil are taken of
+    this float64 value).
+    """
+    rotations = _positive("rotations", rotations)
+    dim = _validate.width(rotary_dim)
+    base = _validate.base(base)
+    length = _length("original_max_position_embeddings", original_max_position_embeddings)
+    return (dim * math.log(length / (rotations * 2 * math.pi))) / (2 * math.log(base))
+
+
+def yarn_correction_range(
+    beta_fast: float,
+    beta_slow: float,
+    rotary_dim: int,
+    base: float,
+    original_max_position_embeddings: int,
+    truncate: bool = True,
+) -> tuple[float, float]:
+    """The pair indices ``(low, high)`` between which YaRN's ramp rises from 0 to 1.
+
+    ``low`` is the correction dim of ``beta_fast`` rotations, floored, and ``high`` that of
+    ``beta_slow``, ceiled (when ``truncate``; left fractional otherwise), clipped to
+    ``[0, rotary_dim - 1]`` as the reference code clips them. Pairs below ``low`` turn more
+    than ``beta_fast`` times in ``L0`` and keep their speed; pairs above ``high`` turn less
+    than ``beta_slow`` times and are interpolated.
+    """
+    if not isinstance(truncate, bool | np.bool_):
+        raise TypeError(f"truncate must be True or False, got {truncate!r}")
+    low = yarn_correction_dim(beta_fast, rotary_dim, base, original_max_position_embeddings)
+    high = yarn_correction_dim(beta_slow, rotary_dim, base, original_max_position_embeddings)
+    if truncate:
+        low, high = math.floor(low), math.ceil(high)
+    return max(low, 0), min(high, rotary_dim - 1)
+
+
+def yarn_ramp(low: float, high: float, pairs: int) -> np.ndarray:
+    """``clamp((j - low) / (high - low), 0, 1)`` for ``j = 0 .. pairs - 1``.
+
+    The reference code moves ``high`` up by 0.001 when ``low == high``; so does this.
+
+    >>> yarn_ramp(1, 3, 5).tolist()
+    [0.0, 0.0, 0.5, 1.0, 1.0]
+    """
+    low = _validate.real("low", low)
+    high = _validate.real("high", high)
+    pairs = _validate.integer("pairs", pairs, minimum=1)
+    if high < low:
+        raise ValueError(f"high must be >= low, got low={low!r}, high={high!r}")
+    if high == low:
+        high += 0.001
+    return np.clip((np.arange(pairs) - low) / (high - low), 0.0, 1.0)
+
+
+def yarn_mscale(factor: float, mscale: float = 1.0) -> float:
+    """YaRN's ``0.1 * mscale * ln(factor) + 1``, and 1 for ``factor <= 1``.
+
+    Applied to both the cosine and the sine, it multiplies the logits by its square
+    (about 1.459 for ``factor = 8``).
+    """
+    factor = _positive("factor", factor)
+    mscale = _validate.real("mscale", mscale)
+    if factor <= 1:
+        return 1.0
+    with localcontext() as context:
+        context.prec = _DIGITS
+        return float(Decimal("0.1") * Decimal(mscale) * Decimal(factor).ln() + 1)
+
+
+def _llama3_kinds(ladder, factor, length, low_ff, high_ff) -> list[str]:
+    low_wave = Decimal(length) / Decimal(low_ff)
+    high_wave = Decimal(length) / Decimal(high_ff)
+    kinds = []
+    for w in ladder:
+        wave = 2 * _PI / w
+        kinds.append("low" if wave > low_wave else "high" if wave < high_wave else "blend")
+    return kinds
+
+
+def llama3_bands(
+    rotary_dim: int,
+    *,
+    base: float = 500000.0,
+    factor: float = 8.0,
+    original_max_position_embeddings: int = 8192,
+    low_freq_factor: float = 1.0,
+    high_freq_factor: float = 4.0,
+) -> np.ndarray:
+    """Which band each pair falls in under Llama 3's scaling: "high", "blend" or "low".
+
+    A pair whose wavelength is below ``L0 / high_freq_factor`` is "high" (unchanged),
+    above ``L0 / low_freq_factor`` "low" (divided by ``factor``), otherwise "blend". The
+    comparisons are made in 50 digits. The defaults are Llama 3.1's configuration.
+
+    >>> bands = llama3_bands(128)
+    >>> [int((bands == kind).sum()) for kind in ("high", "blend", "low")]
+    [29, 6, 29]
+    """
+    dim = _validate.width(rotary_dim)
+    args = _llama3_args(base, factor, original_max_position_embeddings)
+    low_ff, high_ff = _llama3_factors(low_freq_factor, high_freq_factor)
+    with localcontext() as context:
+        context.prec = _DIGITS
+        ladder = _ladder(dim, Decimal(args[0]))
+        return np.array(_llama3_kinds(ladder, args[1], args[2], low_ff, high_ff))
+
+
+def _llama3_args(base, factor, length) -> tuple[float, float, int]:
+    return (
+        _validate.base(base),
+        _positive("factor", factor),
+        _length("original_max_position_embeddings", length),
+    )
+
+
+def _llama3_factors(low_freq_factor, high_freq_factor) -> tuple[float, float]:
+    low_ff = _positive("low_freq_factor", low_freq_factor)
+    high_ff = _positive("high_freq_factor", high_freq_factor)
+    if not high_ff > low_ff:
+        raise ValueError(
+            f"high_freq_factor must be > low_freq_factor, got {high_ff!r} <= {low_ff!r}"
+        )
+    return low_ff, high_ff
+
+
+# --------------------------------------------------------------------------------------
+# The schemes.
+
+
+def _factors(name: str, value: object, pairs: int) -> list[Decimal]:
+    array = _validate.real_array(name, value)
+    if array.shape != (pairs,):
+        raise ValueError(
+            f"{name} must hold one factor per rotated pair ({pairs}), got shape {array.shape}"
+        )
+    if not np.all(np.isfinite(array)) or np.any(array <= 0):
+        raise ValueError(f"{name} must hold finite real numbers > 0")
+    return [Decimal(float(v)) for v in array]
+
+
+def inv_freq(
+    scheme: str,
+    head_dim: int,
+    *,
+    base: float = 10000.0,
+    partial_rotary_factor: float = 1.0,
+    factor: float | None = None,
+    original_max_position_embeddings: int | None = None,
+    max_position_embeddings: int | None = None,
+    seq_len: int | None = None,
+    low_freq_factor: float | None = None,
+    high_freq_factor: float | None = None,
+    beta_fast: float | None = None,
+    beta_slow: float | None = None,
+    mscale: float | None = None,
+    mscale_all_dim: float | None = None,
+    attention_factor: float | None = None,
+    truncate: bool = True,
+    short_factor: ArrayLike | None = None,
+    long_factor: ArrayLike | None = None,
+) -> tuple[np.ndarray, float]:
+    """The speeds of the rotated pairs under a scheme, and the attention factor.
+
+    Parameters keep Hugging Face's names and meaning (``transformers.modeling_rope_utils``):
+
+    Parameters
+    ----------
+    scheme : {"default", "linear", "dynamic", "yarn", "longrope", "llama3"}
+    head_dim : int
+        The width of one attention head.
+    base : float
+        ``rope_theta``, > 1.
+    partial_rotary_factor : float
+        The rotated share of the head, in (0, 1]; ``rotary_dim = int(head_dim * it)``.
+    factor : float
+        The scale ``s``. Needed by every scheme but "default". For "yarn" and "longrope"
+        it may be left out when ``max_position_embeddings`` is given: then
+        ``s = max_position_embeddings / original_max_position_embeddings``.
+    original_max_position_embeddings : int
+        The training length ``L0`` ("yarn", "longrope", "llama3").
+    max_position_embeddings : int
+        "dynamic": the length ``L0`` beyond which the base grows. "yarn", "longrope":
+        the stretched length, used only to derive a missing ``factor``.
+    seq_len : int
+        The current length: "dynamic" grows the base with it; "longrope" switches to
+        ``long_factor`` when it exceeds ``L0``. If left out, "dynamic" uses ``L0``
+        (its base unchanged) and "longrope" ``short_factor``, as Hugging Face does when it
+        builds the model.
+    low_freq_factor, high_freq_factor : float
+        "llama3": the band edges are ``L0 / low_freq_factor`` and ``L0 / high_freq_factor``
+        (1 and 4 in Llama 3.1).
+    beta_fast, beta_slow : float
+        "yarn": rotation counts that bound the ramp (32 and 1 by default).
+    mscale, mscale_all_dim : float
+        "yarn", DeepSeek's form: when both are given and non-zero, the attention factor is
+        ``yarn_mscale(s, mscale) / yarn_mscale(s, mscale_all_dim)``.
+    attention_factor : float
+        "yarn", "longrope": overrides the attention factor.
+    truncate : bool
+        "yarn": floor and ceil the correction range (True by default, as in the
+        reference code); False leaves it fractional.
+    short_factor, long_factor : array_like
+        "longrope": one factor per rotated pair.
+
+    Returns
+    -------
+    (numpy.ndarray, float)
+        The speeds, float64 of shape ``(rotary_dim // 2,)``, and the attention factor.
+
+    Examples
+    --------
+    >>> w, a = inv_freq("linear", 4, base=100.0, factor=2.0)
+    >>> print(w, a)
+    [0.5  0.05] 1.0
+    >>> w, a = inv_freq("yarn", 128, factor=8.0, original_max_position_embeddings=4096)
+    >>> round(a, 4), bool(w[0] == 1.0), bool(w[-1] == inv_freq("default", 128)[0][-1] / 8)
+    (1.2079, True, True)
+    """
+    scheme = _scheme(scheme)
+    dim = rotary_dim(head_dim, partial_rotary_factor)
+    base = _validate.base(base)
+    given = {
+        "factor": factor,
+        "original_max_position_embeddings": original_max_position_embeddings,
+        "max_position_embeddings": max_position_embeddings,
+        "seq_len": seq_len,
+        "low_freq_factor": low_freq_factor,
+        "high_freq_factor": high_freq_factor,
+        "beta_fast": beta_fast,
+        "beta_slow": beta_slow,
+        "mscale": mscale,
+        "mscale_all_dim": mscale_all_dim,
+        "attention_factor": attention_factor,
+        "short_factor": short_factor,
+        "long_factor": long_factor,
+    }
+    unused = [k for k, v in given.items() if v is not None and k not in _PARAMETERS[scheme]]
+    if unused:
+        raise ValueError(
+            f'the "{scheme}" scheme does not read {", ".join(unused)}'
+            f" (it reads: {', '.join(_PARAMETERS[scheme]) or 'head_dim and base only'})"
+        )
+    if truncate is not True and scheme != "yarn":
+        raise ValueError(f'the "{scheme}" scheme does not read truncate')
+    with localcontext() as context:
+        context.prec = _DIGITS
+        return _SCHEMES[scheme](dim, base, given, truncate)
+
+
+def _default(dim, base, given, truncate):
+    return _round(_ladder(dim, Decimal(base))), 1.0
+
+
+def _linear(dim, base, given, truncate):
+    s = Decimal(_positive("factor", _required("linear", "factor", given["factor"])))
+    return _round([w / s for w in _ladder(dim, Decimal(base))]), 1.0
+
+
+def _dynamic(dim, base, given, truncate):
+    factor = _positive("factor", _required("dynamic", "factor", given["factor"]))
+    max_pos = _length(
+        "max_position_embeddings",
+        _required("dynamic", "max_position_embeddings", given["max_position_embeddings"]),
+    )
+    seq_len = max_pos if given["seq_len"] is None else _length("seq_len", given["seq_len"])
+    if dim == 2:
+        raise ValueError("rotary_dim must be >= 4: the exponent d/(d-2) is undefined at d = 2")
+    return _round(_ladder(dim, _dynamic_base(base, factor, seq_len, max_pos, dim))), 1.0
+
+
+def _stretch(scheme, given) -> tuple[float, int]:
+    """``(factor, L0)`` for "yarn" and "longrope", deriving a missing factor as HF does."""
+    length = _length(
+        "original_max_position_embeddings",
+        _required(
+            scheme,
+            "original_max_position_embeddings",
+            given["original_max_position_embeddings"],
+        ),
+    )
+    if given["factor"] is not None:
+        return _positive("factor", given["factor"]), length
+    if given["max_position_embeddings"] is None:
+        raise ValueError(
+            f'the "{scheme}" scheme needs factor, or max_position_embeddings to derive it'
+            " as max_position_embeddings / original_max_position_embeddings"
+        )
+    stretched = _length("max_position_embeddings", given["max_position_embeddings"])
+    return stretched / length, length
+
+
+def _yarn(dim, base, given, truncate):
+    factor, length = _stretch("yarn", given)
+    beta_fast = 32.0 if given["beta_fast"] is None else _positive("beta_fast", given["beta_fast"])
+    beta_slow = 1.0 if given["beta_slow"] is None else _positive("beta_slow", given["beta_slow"])
+    if given["attention_factor"] is not None:
+        attention = _positive("attention_factor", given["attention_factor"])
+    elif given["mscale"] and given["mscale_all_dim"]:
+        attention = yarn_mscale(factor, given["mscale"]) / yarn_mscale(
+            factor, given["mscale_all_dim"]
+        )
+    else:
+        attention = yarn_mscale(factor)
+    low, high = yarn_correction_range(beta_fast, beta_slow, dim, base, length, truncate)
+    if high == low:
+        high += 0.001  # as the reference code does, to avoid dividing by zero
+    # The ramp in exact arithmetic (0: keep the speed; 1: divide it by the factor).
+    lo, width = Decimal(low), Decimal(high) - Decimal(low)
+    s = Decimal(factor)
+    speeds = []
+    for j, w in enumerate(_ladder(dim, Decimal(base))):
+        r = min(max((j - lo) / width, Decimal(0)), Decimal(1))
+        speeds.append(w * (1 - r) + w / s * r)
+    return _round(speeds), float(attention)
+
+
+def _longrope(dim, base, given, truncate):
+    factor, length = _stretch("longrope", given)
+    pairs = dim // 2
+    seq_len = given["seq_len"]
+    if seq_len is not None:
+        seq_len = _length("seq_len", seq_len)
+    long = seq_len is not None and seq_len > length
+    name = "long_factor" if long else "short_factor"
+    scales = _factors(name, _required("longrope", name, given[name]), pairs)
+    other = "short_factor" if long else "long_factor"
+    if given[other] is not None:
+        _factors(other, given[other], pairs)  # checked, though not used at this length
+    if given["attention_factor"] is not None:
+        attention = _positive("attention_factor", given["attention_factor"])
+    elif factor <= 1:
+        attention = 1.0
+    else:
+        attention = float((1 + Decimal(factor).ln() / Decimal(length).ln()).sqrt())
+    ladder = _ladder(dim, Decimal(base))
+    return _round([w / lam for w, lam in zip(ladder, scales, strict=True)]), attention
+
+
+def _llama3(dim, base, given, truncate):
+    _, factor, length = _llama3_args(
+        base,
+        _required("llama3", "factor", given["factor"]),
+        _required(
+            "llama3",
+            "original_max_position_embeddings",
+            given["original_max_position_embeddings"],
+        ),
+    )
+    low_ff, high_ff = _llama3_factors(
+        _required("llama3", "low_freq_factor", given["low_freq_factor"]),
+        _required("llama3", "high_freq_factor", given["high_freq_factor"]),
+    )
+    ladder = _ladder(dim, Decimal(base))
+    s = Decimal(factor)
+    kinds = _llama3_kinds(ladder, factor, length, low_ff, high_ff)
+    speeds = []
+    for w, kind in zip(ladder, kinds, strict=True):
+        if kind == "high":
+            speeds.append(w)
+        elif kind == "low":
+            speeds.append(w / s)
+        else:
+            g = (Decimal(length) * w / (2 * _PI) - Decimal(low_ff)) / (
+                Decimal(high_ff) - Decimal(low_ff)
+            )
+            speeds.append((1 - g) * w / s + g * w)
+    return _round(speeds), 1.0
+
+
+_SCHEMES = {
+    "default": _default,
+    "linear": _linear,
+    "dynamic": _dynamic,
+    "yarn": _yarn,
+    "longrope": _longrope,
+    "llama3": _llama3,
+}
+
+
+# --------------------------------------------------------------------------------------
+# Caches and angles.
+
+
+def _speeds(value: object) -> np.ndarray:
+    w = _validate.real_array("inv_freq", value)
+    if w.ndim != 1 or w.size == 0:
+        raise ValueError(f"inv_freq must be a non-empty 1-D array, got shape {w.shape}")
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise ValueError("inv_freq must hold finite real numbers >= 0")
+    return w
+
+
+def _choice(name: str, value: object, allowed: tuple[str, ...]) -> str:
+    message = f"{name} must be one of {', '.join(allowed)}, got {value!r}"
+    if not isinstance(value, str):
+        raise TypeError(message)
+    if value not in allowed:
+        raise ValueError(message)
+    return value
+
+
+def cos_sin(
+    positions: ArrayLike,
+    inv_freq: ArrayLike,
+    *,
+    attention_factor: float = 1.0,
+    layout: str = "half",
+    dtype: object = "float64",
+    path: str = "exact",
+) -> tuple[np.ndarray, np.ndarray]:
+    """The cosine and sine caches of a rotary model, as its implementation stores them.
+
+    Entry ``(m, i)`` is ``a * cos(positions[m] * inv_freq[i])`` (and the sine), with ``a``
+    the attention factor.
+
+    Parameters
+    ----------
+    positions : array_like
+        Positions, shape ``(L,)``, finite reals with ``|p| <= 2**53``.
+    inv_freq : array_like
+        The speeds, shape ``(P,)``, each taken as the exact float64 value given.
+    attention_factor : float
+        Multiplies both caches (so a logit gains its square).
+    layout : {"half", "interleaved", "pairs"}
+        "half": ``cat(c, c)``, shape ``(L, 2P)``, as Hugging Face stores it for
+        ``rotate_half``; "interleaved": ``c0 c0 c1 c1 ...``, shape ``(L, 2P)``; "pairs":
+        one column per pair, shape ``(L, P)``.
+    dtype : {"float64", "float32", "float16", "bfloat16"}
+        The stored format. bfloat16 values are returned as float32 holding bfloat16
+        numbers (NumPy has no bfloat16).
+    path : {"exact", "float32"}
+        "exact": the angle is the exact product, its cosine and sine are correctly
+        rounded to float64, multiplied by the attention factor (one rounding) and rounded
+        once to ``dtype``. "float32": what a float32 implementation computes: speeds,
+        positions and the attention factor rounded to float32, the angle rounded to
+        float32 before its cosine and sine are taken (these then correctly rounded).
+
+    Precision
+    ---------
+    On the exact path each entry is within ``2**-53 (1 + a)`` of ``a cos(angle)`` before
+    the rounding to ``dtype``, which adds half an ulp of ``dtype``: 2**-24, 2**-11 and
+    2**-8 relative for float32, float16 and bfloat16. A cache computed the float32 way
+    carries a phase error: the angle ``t w`` rounded to float32 is off by up to
+    ``2**-24 |t w|`` radians, so at position 10**5 and speed 1 the phase can be wrong by
+    about 0.006 rad; positions themselves are exact in float32 only up to 2**24, in
+    float16 up to 2048 and in bfloat16 up to 256.
+
+    Examples
+    --------
+    >>> c, s = cos_sin([0, 1], [1.0, 0.5], layout="pairs")
+    >>> print(c.round(4), s.round(4), sep="\\n")
+    [[1.     1.    ]
+     [0.5403 0.8776]]
+    [[0.     0.    ]
+     [0.8415 0.4794]]
+    """
+    positions = _positions(positions)  # (L,)
+    w = _speeds(inv_freq)  # (P,)
+    factor = _positive("attention_factor", attention_factor)
+    layout = _choice("layout", layout, LAYOUTS)
+    path = _choice("path", path, PATHS)
+    out = _cache_dtype(dtype)
+    # The (L, P) cos and sin, the exact products' temporaries and the laid-out result.
+    _validate.memory(
+        f"len(positions)={positions.size}, len(inv_freq)={w.size}", 96 * positions.size * w.size
+    )
+    if path == "exact":
+        cos, sin = _exact_cos_sin(positions, w)
+        cos, sin = cos * factor, sin * factor
+    else:
+        angle = (positions.astype(np.float32)[:, None] * w.astype(np.float32)).astype(np.float64)
+        sin, _, cos, _ = _cis(angle, angle * 0 + 1.0, angle * 0)  # cis(angle * 1) exactly
+        f32 = np.float32(factor)
+        cos = cos.astype(np.float32) * f32
+        sin = sin.astype(np.float32) * f32
+    cos, sin = round_to(cos, out), round_to(sin, out)
+    numpy_out = np.float32 if out == "bfloat16" else np.dtype(out)
+    cos, sin = cos.astype(numpy_out), sin.astype(numpy_out)
+    if layout == "half":
+        return np.concatenate([cos, cos], axis=1), np.concatenate([sin, sin], axis=1)
+    if layout == "interleaved":
+        return np.repeat(cos, 2, axis=1), np.repeat(sin, 2, axis=1)
+    return cos, sin
+
+
+def _cache_dtype(value: object) -> str:
+    names = ("float64", "float32", "float16", "bfloat16")
+    if isinstance(value, str):
+        return _choice("dtype", value, names)
+    try:
+        name = np.dtype(value).name
+    except TypeError:
+        raise TypeError(f"dtype must be one of {', '.join(names)}, got {value!r}") from None
+    return _choice("dtype", name, names)
+
+
+def _exact_cos_sin(positions: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    cos = np.empty((positions.size, w.size))
+    sin = np.empty((positions.size, w.size))
+    rows = max(1, 8192 // w.size)
+    zero = np.zeros_like(w)
+    for top in range(0, positions.size, rows):
+        part = slice(top, top + rows)
+        sin[part], _, cos[part], _ = _cis(positions[part, None], w, zero)
+    return cos, sin
+
+
+def mrope_angles(
+    positions_thw: ArrayLike, inv_freq: ArrayLike, sections: Sequence[int]
+) -> np.ndarray:
+    """M-RoPE's angles (Qwen2-VL): pair ``j`` turns by the position on its section's axis.
+
+    The pairs are split, in order, into ``sections[0]`` temporal, ``sections[1]`` height
+    and ``sections[2]`` width pairs; pair ``j`` of the token at ``(t, h, w)`` turns by
+    ``p_a * inv_freq[j]``, ``p_a`` the token's position on the axis of ``j``'s section.
+    When ``t = h = w`` these are the 1-D rotary angles. Each angle is the exact product,
+    rounded once.
+
+    >>> mrope_angles([[0, 1], [0, 2], [0, 3]], [1.0, 0.5, 0.25], (1, 1, 1)).tolist()
+    [[0.0, 0.0, 0.0], [1.0, 1.0, 0.75]]
+    """
+    grid = _validate.real_array("positions_thw", positions_thw)
+    if grid.ndim != 2 or grid.shape[0] != 3:
+        raise ValueError(
+            f"positions_thw must have shape (3, L): temporal, height, width; got {grid.shape}"
+        )
+    rows = [_positions(row) for row in grid]
+    w = _speeds(inv_freq)
+    counts = [_validate.integer("sections", s, minimum=0) for s in sections]
+    if len(counts) != 3 or sum(counts) != w.size:
+        raise ValueError(
+            f"sections must be three pair counts summing to len(inv_freq) = {w.size},"
+            f" got {list(sections)!r}"
+        )
+    axis = np.repeat(np.arange(3), counts)  # (P,): the axis of each pair
+    chosen = np.stack(rows)[axis].T  # (L, P)
+    hi, lo = _two_prod(chosen, w)
+    return hi + lo
+
+
+# --------------------------------------------------------------------------------------
+# config.json
+
+
+# Old names of schemes in configs, and what they mean now.
+_OLD_NAMES = {"su": "longrope", "mrope": "default"}
+
+
+@dataclass(frozen=True)
+class RopeConfig:
+    """A model's rotary scheme as read from its ``config.json``.
+
+    ``params`` holds the keyword arguments of :func:`inv_freq` that the config sets
+    (Hugging Face's names); ``form`` says where they were found ("rope_parameters",
+    "rope_scaling" or "none": no scaling entry), and ``notes`` what was inferred.
+    """
+
+    scheme: str
+    head_dim: int
+    base: float
+    params: dict[str, Any] = field(default_factory=dict)
+    form: str = "none"
+    notes: tuple[str, ...] = ()
+
+    def inv_freq(self, seq_len: int | None = None) -> tuple[np.ndarray, float]:
+        """The speeds and attention factor, at ``seq_len`` for "dynamic" and "longrope"."""
+        params = dict(self.params)
+        if seq_len is not None:
+            if self.scheme not in ("dynamic", "longrope"):
+                raise ValueError(f'the "{self.scheme}" scheme does not depend on seq_len')
+            params["seq_len"] = seq_len
+        return inv_freq(self.scheme, self.head_dim, base=self.base, **params)
+
+
+def read_config(
+    config: Mapping[str, Any] | str | Path, *, layer_type: str | None = None
+) -> RopeConfig:
+    """Read the rotary scheme of a Hugging Face ``config.json`` (a dict or a path).
+
+    Both forms are read: the old one (``rope_theta`` beside a ``rope_scaling`` dict with
+    ``type`` or ``rope_type``) and the new one (a ``rope_parameters`` dict holding
+    ``rope_type`` and ``rope_theta``). A ``text_config`` is read when the top level has no
+    rotary keys (multimodal models). Configs with one entry per layer type (Gemma 3's
+    ``{"full_attention": ..., "sliding_attention": ...}``) need ``layer_type``.
+
+    As Hugging Face does: ``head_dim`` falls back to ``hidden_size // num_attention_heads``,
+    ``rope_theta`` to 10000; a top-level ``original_max_position_embeddings`` wins over the
+    one in the scaling dict for "yarn", "longrope" and "llama3", and a missing one is
+    ``max_position_embeddings``; "dynamic" stretches from ``max_position_embeddings``.
+    """
+    source = ""
+    if isinstance(config, str | Path):
+        source = str(config)
+        try:
+            config = json.loads(Path(config).read_text(encoding="utf-8"))
+        except OSError as error:
+            raise ValueError(f"cannot read {source}: {error.strerror}") from None
+        except json.JSONDecodeError as error:
+            raise ValueError(f"{source} is not JSON: {error.msg} at line {error.lineno}") from None
+    if not isinstance(config, Mapping):
+        raise TypeError(
+            f"config must be a dict or the path of a config.json, got {type(config).__name__}"
+        )
+    notes: list[str] = []
+    keys = ("rope_parameters", "rope_scaling", "rope_theta", "head_dim", "hidden_size")
+    if not any(k in config for k in keys) and isinstance(config.get("text_config"), Mapping):
+        config = config["text_config"]
+        notes.append("read from text_config")
+    if config.get("rope_parameters") is not None:
+        form, scaling = "rope_parameters", dict(config["rope_parameters"])
+    elif config.get("rope_scaling") is not None:
+        form, scaling = "rope_scaling", dict(config["rope_scaling"])
+    else:
+        form, scaling = "none", {}
+    if scaling and not ("rope_type" in scaling or "type" in scaling or "rope_theta" in scaling):
+        nested = sorted(k for k, v in scaling.items() if isinstance(v, Mapping))
+        if nested:
+            if layer_type is None:
+                raise ValueError(
+                    f"this config sets one rotary scheme per layer type ({', '.join(nested)}):"
+                    " pass layer_type"
+                )
+            if layer_type not in nested:
+                raise ValueError(
+                    f"layer_type must be one of {', '.join(nested)}, got {layer_type!r}"
+                )
+            scaling = dict(scaling[layer_type])
+            notes.append(f"the {layer_type} layers")
+    elif layer_type is not None:
+        raise ValueError("layer_type is only for configs with one rotary scheme per layer type")
+
+    name = scaling.get("rope_type", scaling.get("type", "default"))
+    if name in _OLD_NAMES:
+        notes.append(f'"{name}" is read as "{_OLD_NAMES[name]}"')
+        name = _OLD_NAMES[name]
+    if name not in SCHEMES:
+        raise ValueError(
+            f"rotary scheme {name!r} is not one posenc computes ({', '.join(SCHEMES)})"
+        )
+    base = scaling.get("rope_theta", config.get("rope_theta"))
+    if base is None and config.get("rotary_emb_base") is not None:  # GPT-NeoX
+        base = config["rotary_emb_base"]
+        notes.append("rope_theta from rotary_emb_base")
+    if base is None:
+        base = 10000.0
+        notes.append("rope_theta not set: 10000")
+    head_dim = config.get("head_dim")
+    if config.get("qk_rope_head_dim") is not None:  # DeepSeek-V2/V3: only these rotate
+        head_dim = config["qk_rope_head_dim"]
+        notes.append("head_dim = qk_rope_head_dim (the rotated part of each head)")
+    if head_dim is None:
+        try:
+            head_dim = config["hidden_size"] // config["num_attention_heads"]
+        except (KeyError, TypeError):
+            raise ValueError(
+                "config has neither head_dim nor hidden_size and num_attention_heads"
+            ) from None
+        notes.append("head_dim = hidden_size // num_attention_heads")
+    partial = scaling.get("partial_rotary_factor", config.get("partial_rotary_factor"))
+    if partial is None and "rotary_pct" in config:  # GPT-NeoX
+        partial = config["rotary_pct"]
+        notes.append("partial_rotary_factor from rotary_pct")
+    params: dict[str, Any] = {}
+    if partial is not None and partial != 1:
+        params["partial_rotary_factor"] = partial
+    wanted = _PARAMETERS[name]
+    for key in wanted:
+        if key in ("seq_len", "max_position_embeddings", "original_max_position_embeddings"):
+            continue
+        if scaling.get(key) is not None:
+            params[key] = scaling[key]
+    if "truncate" in scaling and name == "yarn":
+        params["truncate"] = scaling["truncate"]
+    max_pos = config.get("max_position_embeddings")
+    if name in ("yarn", "longrope", "llama3"):
+        if config.get("original_max_position_embeddings") is not None:
+            params["original_max_position_embeddings"] = config["original_max_position_embeddings"]
+        elif scaling.get("original_max_position_embeddings") is not None:
+            params["original_max_position_embeddings"] = scaling[
+                "original_max_position_embeddings"
+            ]
+        elif max_pos is not None:
+            params["original_max_position_embeddings"] = max_pos
+            notes.append("original_max_position_embeddings = max_position_embeddings")
+    if name in ("dynamic", "yarn", "longrope") and max_pos is not None:
+        params["max_position_embeddings"] = max_pos
+    if name in ("yarn", "longrope") and "factor" not in params and max_pos is not None:
+        notes.append("factor = max_position_embeddings / original_max_position_embeddings")
+    spec = RopeConfig(name, head_dim, float(base), params, form, tuple(notes))
+    spec.inv_freq()  # every value checked now, with the parameter's name in the message
+    return spec
