@@ -178,6 +178,8 @@ def rotary_dim(head_dim: int, partial_rotary_factor: float = 1.0) -> int:
     rotated width, not the head width. The product is truncated in float64, as
     Hugging Face does.
 
+    Examples
+    --------
     >>> rotary_dim(128), rotary_dim(96, 0.25), rotary_dim(80, 0.4)
     (128, 24, 32)
     """
@@ -211,6 +213,8 @@ def _round(values: Sequence[Decimal]) -> np.ndarray:
 def default_inv_freq(rotary_dim: int, base: float = 10000.0) -> np.ndarray:
     """The speeds ``base**(-2i/rotary_dim)``, ``i = 0 .. rotary_dim/2 - 1``, each rounded once.
 
+    Examples
+    --------
     >>> print(default_inv_freq(4, 100.0))
     [1.  0.1]
     """
@@ -224,6 +228,8 @@ def default_inv_freq(rotary_dim: int, base: float = 10000.0) -> np.ndarray:
 def wavelengths(inv_freq: ArrayLike) -> np.ndarray:
     """Wavelengths ``2*pi / w`` in positions: pair ``i`` turns once every ``2*pi/w_i``.
 
+    Examples
+    --------
     >>> print(wavelengths([1.0, 0.5]).round(4))
     [ 6.2832 12.5664]
     """
@@ -239,6 +245,8 @@ def ntk_base(base: float, factor: float, rotary_dim: int) -> float:
     With it, pair 0 keeps speed 1 and the slowest pair ``d/2 - 1`` is slowed by exactly
     ``factor``: ``(b s**(d/(d-2)))**(-(d-2)/d) = b**(-(d-2)/d) / s``. Rounded once.
 
+    Examples
+    --------
     >>> ntk_base(10000.0, 4.0, 4)
     160000.0
     """
@@ -272,6 +280,8 @@ def dynamic_base(
     At ``L = s L0`` the factor is ``(s**2 - s + 1)**(d/(d-2))``, not the static NTK
     factor ``s**(d/(d-2))``.
 
+    Examples
+    --------
     >>> dynamic_base(10000.0, 4.0, 2048, 2048, 128)
     10000.0
     """
@@ -333,6 +343,8 @@ def yarn_ramp(low: float, high: float, pairs: int) -> np.ndarray:
 
     The reference code moves ``high`` up by 0.001 when ``low == high``; so does this.
 
+    Examples
+    --------
     >>> yarn_ramp(1, 3, 5).tolist()
     [0.0, 0.0, 0.5, 1.0, 1.0]
     """
@@ -386,6 +398,8 @@ def llama3_bands(
     above ``L0 / low_freq_factor`` "low" (divided by ``factor``), otherwise "blend". The
     comparisons are made in 50 digits. The defaults are Llama 3.1's configuration.
 
+    Examples
+    --------
     >>> bands = llama3_bands(128)
     >>> [int((bands == kind).sum()) for kind in ("high", "blend", "low")]
     [29, 6, 29]
@@ -810,6 +824,8 @@ def mrope_angles(
     When ``t = h = w`` these are the 1-D rotary angles. Each angle is the exact product,
     rounded once.
 
+    Examples
+    --------
     >>> mrope_angles([[0, 1], [0, 2], [0, 3]], [1.0, 0.5, 0.25], (1, 1, 1)).tolist()
     [[0.0, 0.0, 0.0], [1.0, 1.0, 0.75]]
     """
