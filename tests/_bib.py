@@ -23,3 +23,9 @@ def parse_bibtex(text: str) -> tuple[str, str, dict[str, str]]:
         at = re.compile(r"\s*,?\s*").match(text, i).end()
     assert text[at:].strip() == "}", f"trailing text: {text[at:]!r}"
     return head.group(1), head.group(2), fields
+
+
+def unescape(value: str) -> str:
+    r"""A field's text as a reader sees it: TeX's escapes (\_, \&, \%, \#, \{, \}) undone."""
+    value = value.replace(r"\textbackslash{}", "\\")
+    return re.sub(r"\\([_&%#{}])", r"\1", value)

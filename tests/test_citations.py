@@ -13,7 +13,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 import yaml
-from _bib import parse_bibtex
+from _bib import parse_bibtex, unescape
 
 from hooks import blocks, graph, registry
 
@@ -65,7 +65,7 @@ def test_cite_block_bibtex_parses_and_names_link_version_and_record(
         assert (kind, key) == ("misc", f"posenc:p{n}")
         assert fields["url"] == f"{site_url}p/{n}/"
         assert fields["version"] == version
-        assert fields["title"] == f"Proposition {n}: {entry.title}"
+        assert unescape(fields["title"]) == f"Proposition {n}: {entry.title}"
         record = by_number[n]["proof"]
         assert record["sha256"][:16] in fields["note"]
         assert f"SymPy {record['versions']['sympy']}" in fields["note"]

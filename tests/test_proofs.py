@@ -171,6 +171,48 @@ BREAKS = {
         "    weight = sp.exp(sp.Integer(0)) / sp.Sum(sp.exp(sp.Integer(0)), (j, 0, row))",
         "    weight = sp.exp(sp.Integer(0)) / sp.Sum(sp.exp(sp.Integer(0)), (j, 1, row))",
     ),
+    # Proposition 21: RoFormer's boundary convention h_N = 0 replaced by h_N = h_(N-1)
+    "p21_rope_decay_is_a_bound.py": (
+        "    coefficients = [*h, sp.Integer(0)]  # RoFormer's boundary convention h_N = 0",
+        "    coefficients = [*h, h[-1]]  # RoFormer's boundary convention h_N = 0",
+    ),
+    # Proposition 22: the exact decision reads the exponent as i/d instead of 2i/d
+    "p22_rope_base_and_wavelength.py": (
+        "    exponent = Fraction(2 * pair, width)",
+        "    exponent = Fraction(pair, width)",
+    ),
+    # Proposition 23: the inverse permutation read as odd coordinates first, then even ones
+    # (the natural break, P built as P^T, makes SymPy search for minutes on the false
+    # one-head identity before it fails)
+    "p23_rope_pairings_convert.py": (
+        "        evens_odds = [*range(0, d, 2), *range(1, d, 2)]",
+        "        evens_odds = [*range(1, d, 2), *range(0, d, 2)]",
+    ),
+    # Proposition 24: position interpolation feeding m * s instead of m / s
+    "p24_position_interpolation.py": (
+        "    return ((turn(m / s * speed) * q).T * (turn(n / s * speed) * k))[0, 0]",
+        "    return ((turn(m * s * speed) * q).T * (turn(n / s * speed) * k))[0, 0]",
+    ),
+    # Proposition 25: the NTK base raised by s^((d-2)/d) instead of s^(d/(d-2))
+    "p25_ntk_aware_scaling.py": (
+        "ntk = b * s ** (d / (d - 2))  # b' = b s^(d/(d-2))",
+        "ntk = b * s ** ((d - 2) / d)  # b' = b s^(d/(d-2))",
+    ),
+    # Proposition 26: dynamic NTK's factor without the - (s - 1), so it is s L / L0
+    "p26_dynamic_ntk.py": (
+        "    return s * length / L0 - (s - 1)",
+        "    return s * length / L0",
+    ),
+    # Proposition 27: the temperature counted once (the misreading), not on q and on k
+    "p27_yarn.py": (
+        "    return factor**2",
+        "    return factor",
+    ),
+    # Proposition 28: the blend's weight with the wavelength ratio turned upside down
+    "p28_llama3_scaling.py": (
+        "    g = (length / wave - a) / (c - a)",
+        "    g = (wave / length - a) / (c - a)",
+    ),
 }
 
 

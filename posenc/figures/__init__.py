@@ -25,17 +25,24 @@ from .alibi import fig_alibi
 from .buckets import fig_t5_buckets
 from .clocks import fig_clock_bank, fig_shift_rotation
 from .conventions import fig_floating_point, fig_library_conventions
+from .decay import fig_rope_decay
+from .dynamic import fig_dynamic_ntk
 from .extrapolation import fig_seen_arcs
+from .interpolation import fig_ntk_factors, fig_position_interpolation
 from .kerple import fig_kerple
 from .ladder import fig_ladder_rung_short, fig_position_signature, fig_similarity_offset
 from .layers import fig_causal_mask_swap, fig_stack_equivariance
+from .llama3 import fig_llama3_scaling
 from .mixing import fig_score_terms
 from .nope import fig_nope_counts
 from .order import fig_permutation_equivariance
+from .pairings import fig_rope_pairings
 from .rotary import fig_rotary_score
 from .shaw import fig_shaw_clipping
 from .toy import fig_dog_bites_man
 from .txl import fig_txl_terms
+from .wavelength import fig_wavelength_ladder
+from .yarn import fig_yarn_ramps
 
 #: One module per idea; each lists its figures in its own ``__all__``.
 MODULES = (
@@ -43,17 +50,24 @@ MODULES = (
     "buckets",
     "clocks",
     "conventions",
+    "decay",
+    "dynamic",
     "extrapolation",
+    "interpolation",
     "kerple",
     "ladder",
     "layers",
+    "llama3",
     "mixing",
     "nope",
     "order",
+    "pairings",
     "rotary",
     "shaw",
     "toy",
     "txl",
+    "wavelength",
+    "yarn",
 )
 
 __all__ = [
@@ -61,13 +75,19 @@ __all__ = [
     "fig_causal_mask_swap",
     "fig_clock_bank",
     "fig_dog_bites_man",
+    "fig_dynamic_ntk",
     "fig_floating_point",
     "fig_kerple",
     "fig_ladder_rung_short",
     "fig_library_conventions",
+    "fig_llama3_scaling",
     "fig_nope_counts",
+    "fig_ntk_factors",
     "fig_permutation_equivariance",
+    "fig_position_interpolation",
     "fig_position_signature",
+    "fig_rope_decay",
+    "fig_rope_pairings",
     "fig_rotary_score",
     "fig_score_terms",
     "fig_seen_arcs",
@@ -77,5 +97,7 @@ __all__ = [
     "fig_stack_equivariance",
     "fig_t5_buckets",
     "fig_txl_terms",
+    "fig_wavelength_ladder",
+    "fig_yarn_ramps",
     "to_svg",
 ]

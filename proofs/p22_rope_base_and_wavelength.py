@@ -1,0 +1,564 @@
+"""Proposition 22 (base and wavelength: which pairs turn within the training length).
+
+Pair i of a rotary head of width d with base b > 1 turns at theta_i = b^(-2i/d)
+radians per position, so it comes back to where it started once every
+lambda_i = 2 pi b^(2i/d) positions. For a training length L0 > 0,
+
+    lambda_i < L0  if and only if  i < c,   c = (d/2) ln(L0 / (2 pi)) / ln b,
+
+and lambda_i = L0 never holds for a rational b and L0 (pi is transcendental), so
+the number of pairs that complete a turn within L0 is min(d/2, ceil(c)) for
+L0 > 2 pi. For d = 128 this is 46 pairs for Llama 2 (b = 10^4, L0 = 4096), 35 for
+Llama 3 (b = 5 x 10^5, L0 = 8192) and 37 for Code Llama (b = 10^6, L0 = 16384),
+decided in exact rational arithmetic from an enclosure of pi. Pair 0 has
+wavelength 2 pi for every base: a larger base stretches pair i by (b'/b)^(2i/d),
+not every pair by one factor.
+
+Partial rotary: only the first rotary_dim = int(head_dim * partial_rotary_factor)
+coordinates of a head rotate, and their speeds are b^(-2i/rotary_dim), the
+ladder of a head of width rotary_dim; the exponent is not over head_dim.
+
+Uses: 5, 12.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from posenc import rope
+from posenc.encoding import frequencies, wavelengths
+from proofs.exact import PI_HIGH, PI_LOW, cell, enclose_pi, inside_cell
+from proofs.kit import Misreading, Recorder, Show, Witness
+
+NUMBER = 22
+TITLE = "Base and wavelength: which pairs turn within the training length; partial rotary"
+USES = (5, 12)
+
+# The numbers this proposition takes from its sources. Bases: RoFormer and
+# Llama 2 keep 10^4; Llama 3 uses 5 x 10^5 (arXiv 2407.21783); Code Llama 10^6
+# (arXiv 2308.12950). Head width 128 (hidden 4096 over 32 heads in all three).
+# Training lengths: 4096 for Llama 2, 8192 for Llama 3's main pre-training (before
+# its long-context stage), 16384 for Code Llama's long-context fine-tuning. The
+# partial-rotary models, from their Hugging Face config.json files: GPT-NeoX-20B
+# (hidden 6144, 64 heads, rotary_pct 0.25), GPT-J-6B (n_embd 4096, 16 heads,
+# rotary_dim 64), Phi-2 (hidden 2560, 32 heads, partial_rotary_factor 0.4), all
+# with base 10^4 and 2048 positions. The page's question doubles Llama 2's length.
+INPUTS = {
+    "base_llama2": 10000,
+    "base_llama3": 500000,
+    "base_code_llama": 1000000,
+    "head_dim": 128,
+    "l0_llama2": 4096,
+    "l0_llama3": 8192,
+    "l0_code_llama": 16384,
+    "neox_hidden": 6144,
+    "neox_heads": 64,
+    "neox_rotary_pct": Fraction(1, 4),
+    "gptj_hidden": 4096,
+    "gptj_heads": 16,
+    "gptj_rotary_dim": 64,
+    "phi2_hidden": 2560,
+    "phi2_heads": 32,
+    "phi2_factor": Fraction(2, 5),
+    "l0_partial": 2048,
+    "question_l0": 8192,
+}
+
+#: The full-rotary models: key -> (name, base, head_dim, L0, pairs that turn within L0).
+#: The counts are ceil(c) with c = 64 ln(L0 / 2 pi) / ln b: 45.03, 34.98 and 36.44.
+FULL = {
+    "llama2": ("Llama 2", 10000, 128, 4096, 46),
+    "llama3": ("Llama 3", 500000, 128, 8192, 35),
+    "code_llama": ("Code Llama", 1000000, 128, 16384, 37),
+}
+
+#: The partial-rotary models: key -> (name, hidden, heads, partial_rotary_factor, L0,
+#: rotated pairs that turn within L0). GPT-J's config gives rotary_dim = 64 of a
+#: 256-wide head; as a factor that is 64/256 = 1/4. Counts: c = (r/2) ln(L0 / 2 pi) /
+#: ln 10^4 = 7.54, 20.11 and 10.05 for r = 24, 64, 32.
+PARTIAL = {
+    "neox": ("GPT-NeoX-20B", 6144, 64, Fraction(1, 4), 2048, 8),
+    "gptj": ("GPT-J-6B", 4096, 16, Fraction(64, 256), 2048, 21),
+    "phi2": ("Phi-2", 2560, 32, Fraction(2, 5), 2048, 11),
+}
+
+#: How far from a whole number the 50-digit c must lie for its ceiling to be read off.
+MARGIN = Fraction(1, 100)
+
+# Symbols, declared once. The base is b = 1 + s > 1 where the sign matters; widths,
+# lengths and bases are positive; a pair index is a non-negative integer.
+b, b2, d, L = sp.symbols("b b2 d L", positive=True)
+s = sp.Symbol("s", positive=True)
+i = sp.Symbol("i", integer=True, nonnegative=True)
+m = sp.Symbol("m", real=True)
+
+speed = b ** (-2 * i / d)  # theta_i (Propositions 5 and 12)
+wavelength = 2 * sp.pi * b ** (2 * i / d)  # lambda_i
+threshold = d / 2 * sp.log(L / (2 * sp.pi)) / sp.log(b)  # c(b, L, d)
+
+
+def positive(expr: sp.Expr) -> sp.Expr:
+    """sign(expr) - 1, unevaluated: it reduces to 0 when SymPy decides ``expr > 0``."""
+    return sp.sign(expr, evaluate=False) - 1
+
+
+# -- exact decisions -------------------------------------------------------------------
+
+
+def turns_within(pair: int, width: int, base: int, length: int) -> bool | None:
+    """Is 2 pi base^(2 pair / width) < length? Decided in exact rational arithmetic.
+
+    With 2 pair / width = p/q in lowest terms, both sides are positive, and x -> x^q
+    is increasing, so the question is whether (2 pi)^q base^p < length^q. With
+    PI_LOW < pi < PI_HIGH: if (2 PI_HIGH)^q base^p < length^q the answer is yes; if
+    (2 PI_LOW)^q base^p > length^q it is no; otherwise the enclosure is too wide to
+    tell and the answer is None (a check counts that as a failure).
+    """
+    exponent = Fraction(2 * pair, width)
+    p, q = exponent.numerator, exponent.denominator
+    target = Fraction(length) ** q
+    if (2 * PI_HIGH) ** q * base**p < target:
+        return True
+    if (2 * PI_LOW) ** q * base**p > target:
+        return False
+    return None
+
+
+def root_enclosure(base: int, p: int, q: int, digits: int = 30) -> tuple[Fraction, Fraction]:
+    """Rationals lo <= base^(p/q) < hi, 10^-digits apart, from the integer q-th root.
+
+    r = floor((base^p 10^(digits q))^(1/q)) satisfies r^q <= base^p 10^(digits q) <
+    (r + 1)^q, so r / 10^digits <= base^(p/q) < (r + 1) / 10^digits.
+    """
+    scale = 10**digits
+    root, _ = sp.integer_nthroot(base**p * scale**q, q)
+    return Fraction(int(root), scale), Fraction(int(root) + 1, scale)
+
+
+def wavelength_enclosure(pair: int, width: int, base: int) -> tuple[Fraction, Fraction]:
+    """Rationals enclosing 2 pi base^(2 pair / width), from PI_LOW, PI_HIGH and a root."""
+    power = Fraction(2 * pair, width)
+    low, high = root_enclosure(base, power.numerator, power.denominator)
+    return 2 * PI_LOW * low, 2 * PI_HIGH * high
+
+
+def threshold_50(width: int, base: int, length: int) -> mpmath.mpf:
+    """c = (width/2) ln(length / 2 pi) / ln base, at 50 digits."""
+    with mpmath.workdps(50):
+        return (
+            mpmath.mpf(width)
+            / 2
+            * mpmath.log(mpmath.mpf(length) / (2 * mpmath.pi))
+            / (mpmath.log(base))
+        )
+
+
+def shown(rec: Recorder, name: str, claim: str, pair: int, width: int, base: int, sig: int):
+    """State the wavelength of one pair as a quantity, its digits fixed by an enclosure."""
+    show = Show(sig=sig)
+    with mpmath.workdps(50):
+        value = float(2 * mpmath.pi * mpmath.power(base, mpmath.mpf(2 * pair) / width))
+    rec.quantity(
+        name,
+        value,
+        show=show,
+        by=inside_cell(
+            rec,
+            claim,
+            wavelength_enclosure(pair, width, base),
+            cell(value, show),
+            scope=f"d = {width}, b = {base}, pair {pair}: pi enclosed 1e-20 apart, "
+            f"b^(2i/d) by an integer root 1e-30 apart (exact)",
+        ),
+    )
+
+
+def count_pairs(rec: Recorder, key: str, name: str, width: int, base: int, length: int, want):
+    """Decide every pair of one ladder exactly, and cross-check the count at 50 digits."""
+    decided = [turns_within(pair, width, base, length) for pair in range(width // 2)]
+    prefix = rec.exact(
+        f"{name} (d = {width}, b = {base}, L0 = {length}): the pairs with lambda_i < L0 are "
+        f"exactly i = 0..{want - 1} (count of pairs decided otherwise or undecided)",
+        sum(int(got is not (pair < want)) for pair, got in enumerate(decided)),
+        0,
+        scope=f"every pair i = 0..{width // 2 - 1}; (2 pi)^q b^p against L0^q, "
+        "pi enclosed by rationals (exact)",
+    )
+    # So c lies between want - 1 (pair want - 1 turns: want - 1 < c) and want.
+    rec.quantity(f"last_pair_{key}", want - 1, show=Show(), by=prefix)
+    count = sum(int(got is True) for got in decided)
+    rec.exact(
+        f"{name}: {want} of the {width // 2} pairs turn within L0",
+        count,
+        want,
+        scope=f"d = {width}, b = {base}, L0 = {length}; exact decisions",
+        quantity=f"turning_{key}",
+    )
+    rec.exact(
+        f"{name}: {width // 2 - want} pairs never complete a turn within L0",
+        sum(int(got is False) for got in decided),
+        width // 2 - want,
+        scope=f"d = {width}, b = {base}, L0 = {length}; exact decisions",
+        quantity=f"never_{key}",
+    )
+    # A window of L0 positions has offsets up to L0 - 1 only. Reading "turns within
+    # L0" as lambda_i <= L0 - 1 gives the same pairs here: the slowest one that
+    # turns is shorter than L0 - 1 (and lambda_i = L0 - 1 is impossible, as for L0).
+    rec.exact(
+        f"{name}: pair {want - 1} turns within L0 - 1 positions too (1 if so)",
+        int(turns_within(want - 1, width, base, length - 1) is True),
+        1,
+        scope=f"d = {width}, b = {base}, L0 - 1 = {length - 1}; exact decision",
+    )
+    c = threshold_50(width, base, length)
+    rec.band(
+        f"{name}: c = (d/2) ln(L0/2 pi)/ln b lies in ({want - 1}, {want}), at least 1/100 "
+        "from both ends, so ceil(c) = the count",
+        float(c),
+        low=want - 1 + MARGIN,
+        high=want - MARGIN,
+        samples=1,
+        scope=f"mpmath at 50 digits, then float64 (error far below the margin 1/100); "
+        f"c = {mpmath.nstr(c, 8)}",
+    )
+    return count
+
+
+def relative_errors(got: np.ndarray, exact: list) -> list[float]:
+    """|got - exact| / exact, each exact value an mpmath number at 50 digits."""
+    with mpmath.workdps(50):
+        return [float(abs(mpmath.mpf(float(g)) - e) / e) for g, e in zip(got, exact, strict=True)]
+
+
+def ulps(got: np.ndarray, exact: list) -> list[float]:
+    """|got - exact| in units of the last place of each float64 ``got``."""
+    with mpmath.workdps(50):
+        return [
+            float(abs(mpmath.mpf(float(g)) - e) / mpmath.mpf(float(np.spacing(g))))
+            for g, e in zip(got, exact, strict=True)
+        ]
+
+
+def ladder_50(width: int, base: int, sign: int = -1) -> list:
+    """base^(sign 2i/width), i = 0 .. width/2 - 1, at 50 digits."""
+    with mpmath.workdps(50):
+        return [mpmath.power(base, mpmath.mpf(sign * 2 * k) / width) for k in range(width // 2)]
+
+
+def checks(rec: Recorder) -> None:
+    # Step 1. The wavelength. Pair i turns by m theta_i at position m; moved on by
+    # lambda_i = 2 pi b^(2i/d) positions it has turned by exactly 2 pi more, so its
+    # cosine and sine (and the whole 2 x 2 rotation) repeat.
+    rec.identity(
+        "theta_i lambda_i = 2 pi: cos and sin of (m + lambda_i) theta_i equal those of m theta_i",
+        sp.Matrix(
+            [
+                sp.cos((m + wavelength) * speed) - sp.cos(m * speed),
+                sp.sin((m + wavelength) * speed) - sp.sin(m * speed),
+            ]
+        ),
+        scope="every real position m, base b > 0, width d > 0, pair i >= 0",
+    )
+
+    # Step 2. Which pairs turn within L0. ln lambda_i - ln L0 = (2 ln b / d)(i - c):
+    # for b > 1 the factor is positive, so lambda_i < L0 exactly when i < c.
+    rec.identity(
+        "ln lambda_i - ln L0 = (2 ln b / d) (i - c), c = (d/2) ln(L0 / 2 pi) / ln b",
+        sp.log(wavelength) - sp.log(L) - 2 * sp.log(b) / d * (i - threshold),
+        scope="every b > 0 with b != 1, d > 0, L0 > 0, pair i >= 0",
+    )
+    rec.identity(
+        "for b > 1 the factor 2 ln b / d is positive",
+        positive((2 * sp.log(b) / d).subs(b, 1 + s)),
+        scope="b = 1 + s with s > 0, d > 0 (sign decided by SymPy's assumptions)",
+    )
+    # Doubling L0 raises c by (d/2) ln 2 / ln b, whatever L0 is.
+    rec.identity(
+        "c(2 L0) - c(L0) = (d/2) ln 2 / ln b",
+        threshold.subs(L, 2 * L) - threshold - d / 2 * sp.log(2) / sp.log(b),
+        scope="every b > 0 with b != 1, d > 0, L0 > 0",
+    )
+
+    # Step 3. Changing the base. lambda_i(b2) / lambda_i(b) = (b2 / b)^(2i/d): the
+    # factor depends on i, and is 1 for pair 0 whatever the bases.
+    ratio = wavelength.subs(b, b2) / wavelength
+    rec.identity(
+        "lambda_i(b2) / lambda_i(b) = (b2 / b)^(2i/d)",
+        ratio - (b2 / b) ** (2 * i / d),
+        scope="all bases b, b2 > 0, width d > 0, pair i >= 0",
+    )
+    rec.identity(
+        "pair 0: lambda_0 = 2 pi for every base",
+        sp.Subs(wavelength, i, 0) - 2 * sp.pi,
+        scope="every base b > 0 and width d > 0",
+    )
+
+    # Step 4. The three models of width 128. pi is enclosed between two rationals
+    # first; every pair's comparison with L0 is then exact.
+    enclose_pi(rec)
+    for key, (name, base, width, length, want) in FULL.items():
+        count_pairs(rec, key, name, width, base, length, want)
+
+    # The page's wavelengths: pair 0 (2 pi for all three), the last pair d/2 - 1 for
+    # each base, and the two pairs on either side of L0, each enclosed exactly.
+    shown(rec, "first_wavelength", "lambda_0 = 2 pi shows as 6.28", 0, 128, 10000, 3)
+    for key, (name, base, width, _, want) in FULL.items():
+        shown(
+            rec,
+            f"last_wavelength_{key}",
+            f"{name}: the last pair's wavelength 2 pi b^(126/128), to 3 digits",
+            width // 2 - 1,
+            width,
+            base,
+            3,
+        )
+        shown(
+            rec,
+            f"inside_{key}",
+            f"{name}: pair {want - 1}, the slowest that turns within L0, to 4 digits",
+            want - 1,
+            width,
+            base,
+            4,
+        )
+        shown(
+            rec,
+            f"outside_{key}",
+            f"{name}: pair {want}, the fastest that does not, to 4 digits",
+            want,
+            width,
+            base,
+            4,
+        )
+
+    # Step 5. The library computes what is proven. posenc.rope.inv_freq("default",
+    # 128, base=b) holds the float64 nearest b^(-2i/128) (half an ulp at most, against
+    # mpmath at 50 digits); it agrees bit for bit with posenc.encoding.frequencies;
+    # rope.wavelengths (2 pi / w in float64: three roundings) and encoding.wavelengths
+    # (correctly rounded) are within their stated errors of 2 pi b^(2i/128).
+    ulp_errors, same, rope_rel, enc_ulps = [], 0, [], []
+    for _, base, width, _, _ in FULL.values():
+        inv, factor = rope.inv_freq("default", width, base=float(base))  # (64,)
+        ulp_errors += ulps(inv, ladder_50(width, base))
+        same += int(np.count_nonzero(inv != frequencies(width, base=float(base))))
+        same += int(factor != 1.0)
+        with mpmath.workdps(50):
+            exact = [2 * mpmath.pi * v for v in ladder_50(width, base, sign=1)]
+        rope_rel += relative_errors(rope.wavelengths(inv), exact)
+        enc_ulps += ulps(wavelengths(width, base=float(base)), exact)
+    rec.numeric(
+        "posenc.rope.inv_freq('default', 128, base=b) is b^(-2i/128) to half an ulp",
+        ulp_errors,
+        tol=0.5,
+        scope="b = 10^4, 5 x 10^5, 10^6, every pair; error in ulps of each value, "
+        "against mpmath at 50 digits",
+    )
+    rec.exact(
+        "rope.inv_freq('default', 128, base=b) equals encoding.frequencies(128, base=b), "
+        "attention factor 1 (count of differences)",
+        same,
+        0,
+        scope="b = 10^4, 5 x 10^5, 10^6; every float64 value compared exactly",
+    )
+    rec.numeric(
+        "posenc.rope.wavelengths of those speeds is 2 pi b^(2i/128) (relative error)",
+        rope_rel,
+        tol=4 * 2.0**-53,
+        scope="b = 10^4, 5 x 10^5, 10^6, every pair; the speed, 2 pi and the quotient are "
+        "each rounded once (3 x 2^-53 to first order), tolerance 4 x 2^-53; mpmath at 50 digits",
+    )
+    rec.numeric(
+        "posenc.encoding.wavelengths(128, base=b) is 2 pi b^(2i/128) to half an ulp",
+        enc_ulps,
+        tol=0.5,
+        scope="b = 10^4, 5 x 10^5, 10^6, every pair; error in ulps of each value, "
+        "against mpmath at 50 digits",
+    )
+    # Llama 3.1's "llama3" scaling divides the pairs with wavelength above L0 = 8192
+    # by its factor. Those are the pairs that never turn within 8192: 64 - 35 of them.
+    bands = rope.llama3_bands(
+        128, base=500000.0, factor=8.0, original_max_position_embeddings=8192
+    )
+    rec.exact(
+        "posenc.rope.llama3_bands marks as 'low' exactly the pairs i >= 35 that never turn "
+        "within 8192 (count of pairs marked otherwise)",
+        sum(int((bands[k] == "low") != (k >= FULL["llama3"][4])) for k in range(64)),
+        0,
+        scope="d = 128, b = 5 x 10^5, factor 8, L0 = 8192, low_freq_factor 1",
+    )
+
+    # Step 6. Partial rotary. rotary_dim = int(head_dim * factor); the rotated pairs
+    # have speeds b^(-2i/rotary_dim): the ladder of a head of width rotary_dim.
+    for key, (name, hidden, heads, factor, length, want) in PARTIAL.items():
+        head_dim = hidden // heads
+        rec.exact(
+            f"{name}: head_dim = hidden / heads = {head_dim}",
+            Fraction(hidden, heads),
+            head_dim,
+            scope="exact division of the config's numbers",
+            quantity=f"head_dim_{key}",
+        )
+        dim = rope.rotary_dim(head_dim, float(factor))
+        rec.exact(
+            f"{name}: posenc.rope.rotary_dim = floor(head_dim * factor) = {dim}",
+            dim,
+            math.floor(head_dim * factor),
+            scope=f"head_dim {head_dim}, factor {factor}; the exact product floored",
+            quantity=f"rotary_dim_{key}",
+        )
+        rec.exact(
+            f"{name}: {dim // 2} rotated pairs",
+            dim // 2,
+            math.floor(head_dim * factor) // 2,
+            scope="exact",
+            quantity=f"pairs_{key}",
+        )
+        inv, _ = rope.inv_freq("default", head_dim, partial_rotary_factor=float(factor))
+        rec.numeric(
+            f"{name}: rope.inv_freq('default', {head_dim}, partial_rotary_factor={factor}) "
+            f"is 10000^(-2i/{dim}) to half an ulp",
+            ulps(inv, ladder_50(dim, 10000)) if inv.shape == (dim // 2,) else [math.inf],
+            tol=0.5,
+            scope=f"i = 0..{dim // 2 - 1}, base 10^4; the shape must be ({dim // 2},); "
+            "mpmath at 50 digits",
+        )
+        rec.exact(
+            f"{name}: those speeds are the full ladder of width {dim}, bit for bit "
+            "(count of differences from rope.default_inv_freq)",
+            int(np.count_nonzero(inv != rope.default_inv_freq(dim))),
+            0,
+            scope=f"head_dim {head_dim}, rotary_dim {dim}, base 10^4",
+        )
+        with mpmath.workdps(50):
+            exact = [2 * mpmath.pi * v for v in ladder_50(dim, 10000, sign=1)]
+        rec.numeric(
+            f"{name}: rope.wavelengths of the rotated pairs is 2 pi 10000^(2i/{dim})",
+            relative_errors(rope.wavelengths(inv), exact),
+            tol=4 * 2.0**-53,
+            scope=f"i = 0..{dim // 2 - 1}; relative error, tolerance 4 x 2^-53 as in step 5; "
+            "mpmath at 50 digits",
+        )
+        count_pairs(rec, key, name, dim, 10000, length, want)
+    neox = rope.rotary_dim(96, 0.25)
+    shown(
+        rec,
+        "neox_slowest",
+        "GPT-NeoX: the slowest rotated pair, 2 pi (10^4)^(22/24), to 3 digits",
+        neox // 2 - 1,
+        neox,
+        10000,
+        3,
+    )
+    # The misreading's value for the same pair: 2 pi (10^4)^(22/96), as pair 11 of a
+    # width-96 ladder.
+    shown(
+        rec,
+        "neox_misread",
+        "GPT-NeoX under the misreading: 2 pi (10^4)^(22/96), to 3 digits",
+        neox // 2 - 1,
+        96,
+        10000,
+        3,
+    )
+
+    # Step 7. The page's question: Llama 2 at twice its length. c rises by
+    # 64 ln 2 / ln 10^4 = 4.82 to 49.84, so 50 pairs turn within 8192.
+    count_pairs(rec, "question", "Llama 2 at 8192", 128, 10000, INPUTS["question_l0"], 50)
+    with mpmath.workdps(50):
+        step = float(64 * mpmath.log(2) / mpmath.log(10000))
+    rec.rounds_to(
+        "doubling L0 raises c by 64 ln 2 / ln 10^4, which shows as 4.8",
+        step,
+        "4.8",
+        show=Show(sig=2),
+        scope="d = 128, b = 10^4; mpmath at 50 digits",
+        quantity="doubling_step",
+    )
+    low, high = root_enclosure(100, 63, 64)
+    stretch = Show(sig=3)
+    with mpmath.workdps(50):
+        value = float(mpmath.power(100, mpmath.mpf(63) / 64))
+    rec.quantity(
+        "last_stretch",
+        value,
+        show=stretch,
+        by=inside_cell(
+            rec,
+            "from b = 10^4 to 10^6 the last pair stretches by 100^(63/64), to 3 digits",
+            (low, high),
+            cell(value, stretch),
+            scope="integer 64th root, 1e-30 apart (exact)",
+        ),
+    )
+
+
+# -- misreadings -------------------------------------------------------------------
+
+
+def _exponent_over_head_dim(wit: Witness) -> None:
+    # "The rotated pairs turn at b^(-2i/head_dim)." GPT-NeoX-20B: head_dim 96,
+    # rotary_dim 24. Its slowest rotated pair, i = 11, has wavelength
+    # 2 pi (10^4)^(22/24), about 29,000; the misreading gives 2 pi (10^4)^(22/96),
+    # about 52. posenc's speed agrees with the first (checked in step 6).
+    pair = rope.rotary_dim(96, 0.25) // 2 - 1
+    wit.differs(
+        2 * sp.pi * sp.Integer(10000) ** sp.Rational(2 * pair, 24),
+        2 * sp.pi * sp.Integer(10000) ** sp.Rational(2 * pair, 96),
+        at="GPT-NeoX-20B, base 10^4, pair 11: lambda with exponent over rotary_dim 24 "
+        "against over head_dim 96",
+        margin=10000,
+        by="ten thousand positions",
+    )
+
+
+def _every_pair_same_factor(wit: Witness) -> None:
+    # "A larger base slows every pair by the same factor." From 10^4 to 10^6 at
+    # d = 128, pair 0 keeps its wavelength 2 pi (factor 1), pair 63 stretches by
+    # 100^(63/64), about 93.
+    factor = sp.Integer(100)
+    wit.differs(
+        factor ** sp.Rational(2 * 63, 128),
+        factor ** sp.Rational(0, 128),
+        at="d = 128, b = 10^4 -> 10^6: the stretch of pair 63 against that of pair 0",
+        margin=10,
+        by="a factor of ten",
+    )
+
+
+def _every_pair_turns(wit: Witness) -> None:
+    # "In training every pair completes at least one turn." Llama 3's last pair has
+    # wavelength 2 pi (5 x 10^5)^(63/64), far above its 8192 positions; the exact
+    # decision of step 4 says so without rounding.
+    wit.exact(
+        turns_within(63, 128, 500000, 8192) is False,
+        at="Llama 3, d = 128, b = 5 x 10^5, L0 = 8192: (2 pi)^64 b^63 > 8192^64 for pair 63, "
+        "with pi enclosed by rationals",
+    )
+
+
+MISREADINGS = [
+    Misreading(
+        "Partial rotary keeps the exponent over head_dim: the rotated pairs turn at "
+        "b^(-2i/head_dim)",
+        _exponent_over_head_dim,
+        why="The rotated part is a rotary head of width rotary_dim: its speeds are "
+        "b^(-2i/rotary_dim), so its slowest pair is almost as slow as a full head's.",
+    ),
+    Misreading(
+        "A larger base makes every pair slower by the same factor",
+        _every_pair_same_factor,
+        why="lambda_i(b2) / lambda_i(b) = (b2/b)^(2i/d): pair 0 keeps 2 pi, and the "
+        "stretch grows with i up to nearly b2/b for the last pair.",
+    ),
+    Misreading(
+        "During training every rotary pair turns at least once",
+        _every_pair_turns,
+        why="Only the pairs with i < c = (d/2) ln(L0/2 pi)/ln b do; for Llama 3 that is 35 of "
+        "64, and the other 29 never come back to their start.",
+    ),
+]
