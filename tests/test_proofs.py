@@ -213,6 +213,16 @@ BREAKS = {
         "    g = (length / wave - a) / (c - a)",
         "    g = (wave / length - a) / (c - a)",
     ),
+    # Proposition 29: the attention factor counted once on the logits (the misreading)
+    "p29_longrope.py": (
+        "    return factor**2",
+        "    return factor",
+    ),
+    # Proposition 30: every section read with the temporal speed (the offsets misassigned)
+    "p30_mrope.py": (
+        "block(offsets[j] * thetas[j])",
+        "block(offsets[j] * thetas[0])",
+    ),
 }
 
 

@@ -33,7 +33,9 @@ from .kerple import fig_kerple
 from .ladder import fig_ladder_rung_short, fig_position_signature, fig_similarity_offset
 from .layers import fig_causal_mask_swap, fig_stack_equivariance
 from .llama3 import fig_llama3_scaling
+from .longrope import fig_longrope_switch
 from .mixing import fig_score_terms
+from .mrope import fig_mrope_sections
 from .nope import fig_nope_counts
 from .order import fig_permutation_equivariance
 from .pairings import fig_rope_pairings
@@ -58,7 +60,9 @@ MODULES = (
     "ladder",
     "layers",
     "llama3",
+    "longrope",
     "mixing",
+    "mrope",
     "nope",
     "order",
     "pairings",
@@ -81,6 +85,8 @@ __all__ = [
     "fig_ladder_rung_short",
     "fig_library_conventions",
     "fig_llama3_scaling",
+    "fig_longrope_switch",
+    "fig_mrope_sections",
     "fig_nope_counts",
     "fig_ntk_factors",
     "fig_permutation_equivariance",
