@@ -74,6 +74,15 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         + ", ".join(CONVENTIONS)
         + ")",
     )
+    parser.add_argument(
+        "--rope",
+        choices=("speeds", "cache"),
+        help="read TABLE as rotary input: a vector of inverse frequencies (speeds), or an"
+        " .npz/.pt holding cos and sin caches (cache); a .json TABLE is read as a config",
+    )
+    parser.add_argument(
+        "--layer-type", help="config.json with one rotary scheme per layer type: which one"
+    )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.set_defaults(run=run)
 
@@ -84,6 +93,8 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
     A file that cannot be read, or a table that cannot be one (NaN, wrong shape),
     raises ValueError, which ``posenc.cli.main`` reports on one line with status 2.
     """
+    if getattr(args, "rope", None) or str(args.table).endswith(".json"):
+        return _run_rope(args, stdout)
     candidates = None
     if args.candidates is not None:
         candidates = [name.strip() for name in args.candidates.split(",") if name.strip()]
@@ -95,6 +106,41 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
         stdout.write(report(result, args.table))
     stdout.flush()
     return EXIT_IDENTIFIED if result.matched else EXIT_NOT_IDENTIFIED
+
+
+def _run_rope(args: argparse.Namespace, stdout: TextIO) -> int:
+    """Rotary input: a config.json, a vector of speeds, or cos and sin caches."""
+    from posenc import identify_rope
+
+    layout = None
+    if str(args.table).endswith(".json"):
+        result = identify_rope.identify_config(args.table, layer_type=args.layer_type)
+    elif args.rope == "cache":
+        cos = load_table(args.table, key="cos")
+        sin = load_table(args.table, key="sin")
+        layout, result = identify_rope.identify_cache(cos, sin)
+    else:
+        result = identify_rope.identify_inv_freq(load_table(args.table, key=args.key))
+    out = {"file": args.table, **result.as_dict()}
+    if layout is not None:
+        out["layout"] = layout
+    if args.json:
+        stdout.write(json.dumps(out, indent=2) + "\n")
+    else:
+        head = "identified" if result.exact else "not identified exactly; read as"
+        params = {k: v for k, v in out["params"].items() if k != "factors_to_default"}
+        lines = [
+            f"{args.table}: rotary, {result.rotary_dim} rotated dims",
+            f"{head}: {result.scheme}, base {result.base:g}"
+            + (f", layout {layout}" if layout else ""),
+            f"  parameters: {json.dumps(params)}",
+            f"  largest relative difference when recomputed: {_number(result.max_rel_error)}",
+            f"  bands: {result.bands}",
+            *(f"  note: {n}" for n in result.notes),
+        ]
+        stdout.write("\n".join(lines) + "\n")
+    stdout.flush()
+    return EXIT_IDENTIFIED if result.exact else EXIT_NOT_IDENTIFIED
 
 
 def report(result: Identification, name: str) -> str:
