@@ -285,7 +285,11 @@ def identify_config(config: Any, *, layer_type: str | None = None) -> RopeIdenti
     )
     result.bands = _band_words(w, default, factor if cfg.scheme != "default" else 1.0, length)
     result.notes = [
-        f"read from the {cfg.form} form",
+        (
+            "no rope_scaling or rope_parameters: the plain ladder"
+            if cfg.form == "none"
+            else f"read from the {cfg.form} form"
+        ),
         *cfg.notes,
         f"its speeds alone are identified as {alone.scheme}"
         + ("" if alone.exact else " (not exactly)")

@@ -928,7 +928,7 @@ def read_config(
             if layer_type is None:
                 raise ValueError(
                     f"this config sets one rotary scheme per layer type ({', '.join(nested)}):"
-                    " pass layer_type"
+                    " choose one with layer_type= (on the command line, --layer-type)"
                 )
             if layer_type not in nested:
                 raise ValueError(
