@@ -6,7 +6,7 @@ pairs) and the attention factor that the library computes from a configuration, 
 :func:`posenc.rope.inv_freq` for the same parameters: the float64 nearest the real value
 (posenc computes with 50 digits). Three sources of cases:
 
-- *Real configurations*: every file of ``tests/data/configs`` (Llama 2 and its linear and
+- *Real configurations*: every file of ``data/configs`` (Llama 2 and its linear and
   dynamic variants, Code Llama, Llama 3.1 in both forms, Llama 3.2, Qwen2.5 with YaRN,
   DeepSeek-V3, Phi-3's shape, GPT-NeoX's partial rotary, Gemma 3's two layer types) is
   handed to transformers' own config class (``AutoConfig.for_model``) and its model's
@@ -70,7 +70,7 @@ from posenc import rope
 
 U = 2.0**-24  # unit roundoff of float32
 EPS64 = 2.0**-53  # unit roundoff of float64
-CONFIGS = ROOT / "tests" / "data" / "configs"
+CONFIGS = ROOT / "data" / "configs"
 
 #: Seeded configurations per scheme (the issue asks for "many").
 CASES = 24

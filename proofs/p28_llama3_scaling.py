@@ -73,7 +73,7 @@ L0 = Fraction(INPUTS["l0"])
 LOW_FF, HIGH_FF = Fraction(INPUTS["low_freq_factor"]), Fraction(INPUTS["high_freq_factor"])
 WIDTH = INPUTS["head_dim"]
 #: Llama 3.2 1B's published config.json (its rotary fields), read with posenc.rope.
-CONFIG_32 = Path(kit.__file__).resolve().parent.parent / "tests/data/configs/llama-3.2-1b.json"
+CONFIG_32 = Path(kit.__file__).resolve().parent.parent / "data/configs/llama-3.2-1b.json"
 
 # Symbols, declared once. Speeds, wavelengths, the training length and the factors
 # are positive; the upper band factor is a + delta with delta > 0. sigma = s - 1 and
@@ -427,7 +427,7 @@ def checks(rec: Recorder) -> None:
         "Llama 3.2 1B's config.json: rope_scaling factor 32",
         Fraction(params["factor"]),
         32,
-        scope="tests/data/configs/llama-3.2-1b.json, read with posenc.rope.read_config",
+        scope="data/configs/llama-3.2-1b.json, read with posenc.rope.read_config",
         quantity="config_factor_32",
     )
     small = spec.head_dim

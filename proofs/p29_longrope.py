@@ -52,7 +52,7 @@ INPUTS = {
 #: Phi-3-mini-128k's rotary fields; its two 48-long factor lists are seeded stand-ins
 #: of the published shape (see the file's _comment), not Microsoft's searched values.
 CONFIG = (
-    Path(kit.__file__).resolve().parent.parent / "tests/data/configs/phi-3-mini-128k-shape.json"
+    Path(kit.__file__).resolve().parent.parent / "data/configs/phi-3-mini-128k-shape.json"
 )
 
 m, n, w = sp.symbols("m n omega", real=True)
@@ -123,7 +123,7 @@ def checks(rec: Recorder) -> None:
             )
         ),
         0,
-        scope="tests/data/configs/phi-3-mini-128k-shape.json, read with posenc.rope.read_config",
+        scope="data/configs/phi-3-mini-128k-shape.json, read with posenc.rope.read_config",
     )
     short, long = list(params["short_factor"]), list(params["long_factor"])
     rec.quantity("pairs", len(short), show=Show(), by=fields)

@@ -20,7 +20,7 @@ from matplotlib.lines import Line2D
 
 from posenc.figures.longrope import fig_longrope_switch
 
-CONFIG = Path(__file__).resolve().parent / "data/configs/phi-3-mini-128k-shape.json"
+CONFIG = Path(__file__).resolve().parents[1] / "data/configs/phi-3-mini-128k-shape.json"
 RAW = json.loads(CONFIG.read_text())
 SHORT, LONG = RAW["rope_scaling"]["short_factor"], RAW["rope_scaling"]["long_factor"]
 D = RAW["hidden_size"] // RAW["num_attention_heads"]  # 96

@@ -2,7 +2,7 @@
 
 Expected vectors come from closed forms evaluated here in mpmath (50 digits), written from
 the Hugging Face definitions as FACTS-modern states them, and from posenc.rope as a second
-source; configs are the real ones under tests/data/configs, in both forms.
+source; configs are the real ones under data/configs, in both forms.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import pytest
 from posenc import rope
 from posenc.identify_rope import identify_cache, identify_config, identify_inv_freq
 
-CONFIGS = sorted((Path(__file__).parent / "data" / "configs").glob("*.json"))
+CONFIGS = sorted((Path(__file__).resolve().parents[1] / "data" / "configs").glob("*.json"))
 mpmath.mp.dps = 50
 
 

@@ -21,7 +21,7 @@ from posenc import rope
 from posenc.precision import round_to
 
 mpmath.mp.dps = 60
-CONFIGS = Path(__file__).parent / "data" / "configs"
+CONFIGS = Path(__file__).resolve().parents[1] / "data" / "configs"
 
 
 def mp_ladder(dim, base):

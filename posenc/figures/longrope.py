@@ -2,7 +2,7 @@
 
 Reference: Y. Ding et al., "LongRoPE: Extending LLM Context Window Beyond 2 Million
 Tokens", arXiv:2402.13753 (2024). The lists drawn are the stand-ins of the shape of
-Phi-3-mini-128k's config (tests/data/configs/phi-3-mini-128k-shape.json), not
+Phi-3-mini-128k's config (data/configs/phi-3-mini-128k-shape.json), not
 Microsoft's searched values.
 """
 
@@ -18,7 +18,7 @@ from ._style import _FONT, _INK, _MUTED, _OKABE_ITO, _SMALL, _figure
 
 __all__ = ["fig_longrope_switch"]
 
-_CONFIG = Path(__file__).resolve().parents[2] / "tests/data/configs/phi-3-mini-128k-shape.json"
+_CONFIG = Path(__file__).resolve().parents[2] / "data/configs/phi-3-mini-128k-shape.json"
 _SHORT, _LONG = _OKABE_ITO[0], _OKABE_ITO[1]  # blue, vermillion
 
 
