@@ -51,9 +51,7 @@ INPUTS = {
 
 #: Phi-3-mini-128k's rotary fields; its two 48-long factor lists are seeded stand-ins
 #: of the published shape (see the file's _comment), not Microsoft's searched values.
-CONFIG = (
-    Path(kit.__file__).resolve().parent.parent / "data/configs/phi-3-mini-128k-shape.json"
-)
+CONFIG = Path(kit.__file__).resolve().parent.parent / "data/configs/phi-3-mini-128k-shape.json"
 
 m, n, w = sp.symbols("m n omega", real=True)
 q1, q2, k1, k2 = sp.symbols("q1 q2 k1 k2", real=True)
