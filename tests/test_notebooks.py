@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import base64
+import html
 import json
+import math
 import re
 from pathlib import Path
 
@@ -54,14 +56,21 @@ def test_cells_were_executed(notebook):
     assert "Traceback" not in text
 
 
-def test_figures_have_their_svg_title_as_alt_text(site_dir: Path):
-    text = (site_dir / "notebooks" / "clocks-and-signatures" / "index.html").read_text()
+def test_figures_have_their_svg_title_as_alt_text(notebook):
+    name, text = notebook
     figures = re.findall(r'<img src="data:image/svg\+xml;base64,([^"]+)" alt="([^"]+)">', text)
-    assert figures, "the clocks notebook draws a figure"
+    source = (ROOT / "docs" / "notebooks" / f"{name}.py").read_text(encoding="utf-8")
+    draws = source.count("SVG(to_svg(")
+    assert len(figures) == draws, f"{name}: {draws} figures drawn, {len(figures)} on the page"
     for data, alt in figures:
         svg = base64.b64decode(data).decode()
         assert f"<title>{alt}</title>" in svg
         assert "No description" not in alt
+
+
+def test_the_figure_notebooks_draw_figures():
+    for name in ("clocks-and-signatures", "which-scaling"):
+        assert "SVG(to_svg(" in (ROOT / "docs" / "notebooks" / f"{name}.py").read_text()
 
 
 def test_download_is_the_source_as_a_notebook(notebook, site_dir: Path):
@@ -75,6 +84,59 @@ def test_download_is_the_source_as_a_notebook(notebook, site_dir: Path):
         f"cell-{n}" for n in range(1, len(source.cells) + 1)
     ]
     assert json.loads((site_dir / "notebooks" / f"{name}.ipynb").read_text())["nbformat"] == 4
+
+
+# ----------------------------------------------------------------------------
+# "Which scaling does my model use?": what it prints, against the configs themselves
+
+CONFIGS = sorted((ROOT / "data" / "configs").glob("*.json"))
+
+
+def _printed(site_dir: Path, name: str) -> list[str]:
+    text = (site_dir / "notebooks" / name / "index.html").read_text(encoding="utf-8")
+    blocks = re.findall(r'<div class="jp-RenderedText[^>]*>\s*<pre>(.*?)</pre>', text, re.S)
+    return [line for block in blocks for line in html.unescape(block).splitlines()]
+
+
+def _declared(config: dict) -> dict[str, tuple[str, str]]:
+    """Row label suffix -> (form, scheme), as the file itself spells them."""
+    for form in ("rope_parameters", "rope_scaling"):
+        if config.get(form) is not None:
+            entry = config[form]
+            break
+    else:
+        return {"": ("none", "default")}
+    nested = {k: v for k, v in entry.items() if isinstance(v, dict)}
+    if nested:
+        return {f" [{k}]": (form, v.get("rope_type", v.get("type"))) for k, v in nested.items()}
+    return {"": (form, entry.get("rope_type", entry.get("type", "default")))}
+
+
+def test_which_scaling_names_the_form_and_scheme_of_every_config(site_dir: Path):
+    lines = _printed(site_dir, "which-scaling")
+    assert len(CONFIGS) >= 10
+    for path in CONFIGS:
+        for suffix, (form, scheme) in _declared(json.loads(path.read_text())).items():
+            label = path.name + suffix
+            rows = [line[len(label) :].split() for line in lines if line.startswith(label + " ")]
+            assert [form, scheme] in [row[:2] for row in rows], f"{label}: {rows}"
+
+
+def test_which_scaling_prints_the_llama3_bands_and_attention_factors(site_dir: Path):
+    text = "\n".join(_printed(site_dir, "which-scaling"))
+    llama = json.loads((ROOT / "data/configs/llama-3.1-8b.json").read_text())
+    scaling, dim = llama["rope_scaling"], llama["hidden_size"] // llama["num_attention_heads"]
+    length = scaling["original_max_position_embeddings"]
+    waves = [2 * math.pi * llama["rope_theta"] ** (2 * i / dim) for i in range(dim // 2)]
+    high = sum(w < length / scaling["high_freq_factor"] for w in waves)
+    low = sum(w > length / scaling["low_freq_factor"] for w in waves)
+    assert f"{high} kept, {dim // 2 - high - low} blended," in text
+    assert f"{low} divided by s = {scaling['factor']:g}" in text
+    yarn = 0.1 * math.log(4) + 1  # Qwen2.5, s = 4
+    longrope = math.sqrt(1 + math.log(131072 / 4096) / math.log(4096))  # Phi-3, 128k over 4k
+    assert f"yarn     s 4   a = {yarn:.4f}, logits times {yarn**2:.4f}" in text
+    assert f"longrope s 32  a = {longrope:.4f}, logits times {longrope**2:.4f}" in text
+    assert "exit status 0" in text and "identified: llama3, base 500000" in text
 
 
 # ----------------------------------------------------------------------------
