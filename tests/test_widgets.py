@@ -10,13 +10,16 @@ Four widgets, each included in a proposition page from ``docs/includes/widgets/`
 - ``clock-bank`` (Proposition 8): one clock per chosen pair, and the block of
   ``M_k`` that turns ``PE(pos)`` into ``PE(pos + k)``;
 - ``alibi`` (Proposition 16): ALiBi's bias row of every head for a chosen query, and
-  the weights the bias alone gives the keys.
+  the weights the bias alone gives the keys;
+- ``rope-ladder`` (Proposition 28): a rotary head's speeds before and after a chosen
+  scheme stretches it by s, the band of each pair, and the pairs that turn within L0
+  and within s L0.
 
 Each widget writes its current numbers into its ``data-state`` attribute. The
 tests drive the widgets with the mouse, the keyboard and a touch screen, read
 that attribute and compare it with :mod:`posenc` (``sinusoidal``, ``attention``,
-``shift_matrix``, ``relative.alibi_slopes`` and ``relative.alibi_bias``) to within
-1e-12. They also check the static version shown without JavaScript, the accessible
+``shift_matrix``, ``relative.alibi_slopes``, ``relative.alibi_bias`` and ``rope``) to
+within 1e-12. They also check the static version shown without JavaScript, the accessible
 names and descriptions, the live region, the canvas resolution, the focus ring, the
 contrast of the widget's text in both colour schemes, and that no page logs a console error.
 
@@ -46,6 +49,7 @@ HOMES = {
     "heatmap": "Proposition 5 (the bank of clocks)",
     "clock-bank": "Proposition 8 (a shift is a rotation)",
     "alibi": "Proposition 16 (ALiBi)",
+    "rope-ladder": "Proposition 28 (Llama 3's scaling)",
 }
 KINDS = tuple(HOMES)
 _MARKER = re.compile(r'data-posenc-widget="([a-z-]+)"')
@@ -645,6 +649,178 @@ def test_alibi_touch(page_of, open_widget, touch_context) -> None:
     box = slider.bounding_box()
     w.page.touchscreen.tap(box["x"] + 4, box["y"] + box["height"] / 2)
     assert _check_alibi(w)["query"] <= 1
+    _fits_a_phone(w)
+
+
+# ----------------------------------------------------------------------------
+# 5. The frequency ladder
+
+HEAD_DIM = 128
+LADDER_BASES = (10000, 500000, 1000000)
+LADDER_LENGTHS = (2048, 4096, 8192, 32768)
+
+
+def _ladder_expected(scheme: str, s: int, base: int, length: int):
+    """Speeds, attention factor and bands of a scheme, from posenc.rope (bands: None if none)."""
+    rope = posenc.rope
+    d = HEAD_DIM
+    if scheme == "default":
+        speeds, attention = rope.inv_freq("default", d, base=base)
+    elif scheme == "linear":
+        speeds, attention = rope.inv_freq("linear", d, base=base, factor=s)
+    elif scheme == "ntk":  # the static NTK-aware base; Hugging Face has only the dynamic one
+        speeds, attention = rope.inv_freq("default", d, base=rope.ntk_base(base, s, d))
+    elif scheme == "dynamic":
+        speeds, attention = rope.inv_freq(
+            "dynamic", d, base=base, factor=s, max_position_embeddings=length, seq_len=s * length
+        )
+    elif scheme == "yarn":
+        speeds, attention = rope.inv_freq(
+            "yarn", d, base=base, factor=s, original_max_position_embeddings=length
+        )
+    elif scheme == "llama3":
+        speeds, attention = rope.inv_freq(
+            "llama3",
+            d,
+            base=base,
+            factor=s,
+            original_max_position_embeddings=length,
+            low_freq_factor=1.0,
+            high_freq_factor=4.0,
+        )
+    else:
+        raise AssertionError(scheme)
+    pairs = d // 2
+    if scheme == "default":
+        bands = ["unchanged"] * pairs
+    elif scheme == "linear":
+        bands = ["divided"] * pairs
+    elif scheme == "yarn":
+        low, high = rope.yarn_correction_range(32.0, 1.0, d, base, length)
+        ramp = rope.yarn_ramp(low, high, pairs)
+        bands = ["unchanged" if r == 0 else "divided" if r == 1 else "blended" for r in ramp]
+    elif scheme == "llama3":
+        words = {"high": "unchanged", "blend": "blended", "low": "divided"}
+        kinds = rope.llama3_bands(d, base=base, factor=s, original_max_position_embeddings=length)
+        bands = [words[kind] for kind in kinds]
+    else:
+        bands = None
+    return speeds, attention, bands
+
+
+def _check_ladder(w: Opened) -> dict:
+    """The widget's speeds, factor, bands and turn counts against posenc.rope."""
+    state = w.state()
+    scheme, s, base, length = state["scheme"], state["factor"], state["base"], state["length"]
+    what = f"{scheme}, s = {s}, b = {base}, L0 = {length}"
+    assert state["headDim"] == HEAD_DIM
+    ladder = posenc.rope.default_inv_freq(HEAD_DIM, base)
+    speeds, attention, bands = _ladder_expected(scheme, s, base, length)
+    # Relative: the speeds run from 1 down to about 1e-6 of it.
+    _close(np.array(state["before"]) / ladder, np.ones_like(ladder), f"{what}: speeds before")
+    _close(np.array(state["after"]) / speeds, np.ones_like(speeds), f"{what}: speeds after")
+    assert abs(state["attention"] - attention) <= TOLERANCE, (what, state["attention"], attention)
+    assert state["bands"] == bands, f"{what}: bands"
+    if bands is None:
+        assert state["counts"] is None
+    else:
+        assert state["counts"] == {k: bands.count(k) for k in ("unchanged", "blended", "divided")}
+    waves, stretched = posenc.rope.wavelengths(ladder), posenc.rope.wavelengths(speeds)
+    assert state["turns"] == {
+        "beforeL0": int((waves < length).sum()),
+        "beforeSL0": int((waves < s * length).sum()),
+        "afterL0": int((stretched < length).sum()),
+        "afterSL0": int((stretched < s * length).sum()),
+    }, what
+    shown = w.root.locator(".posenc-ladder__summary tbody td").all_inner_texts()
+    turns = state["turns"]
+    order = ("beforeL0", "beforeSL0", "afterL0", "afterSL0")  # row by row
+    assert shown == [str(turns[key]) for key in order], (what, shown)
+    dots = w.root.locator("svg circle.posenc-ladder__after").count()
+    assert dots == HEAD_DIM // 2, f"{dots} dots drawn for {HEAD_DIM // 2} pairs"
+    return state
+
+
+def test_rope_ladder_opens_on_llama_31(page_of, open_widget) -> None:
+    w = open_widget(page_of("rope-ladder"), "rope-ladder")
+    state = _check_ladder(w)
+    assert (state["scheme"], state["factor"], state["base"], state["length"]) == (
+        "llama3",
+        8,
+        500000,
+        8192,
+    )
+    kinds = posenc.rope.llama3_bands(HEAD_DIM)  # Llama 3.1's configuration, the defaults
+    assert state["counts"]["blended"] == int((kinds == "blend").sum())
+    shaded = w.root.locator("svg rect.posenc-ladder__band").count()
+    assert shaded == 3, f"{shaded} shaded bands for Llama 3's three"
+    assert "divided by 8" in w.root.locator(".posenc-ladder__bands").inner_text()
+
+
+def test_rope_ladder_every_scheme_base_and_length(page_of, open_widget) -> None:
+    """Every scheme on every base and trained length, at four scales, against posenc."""
+    w = open_widget(page_of("rope-ladder"), "rope-ladder")
+    scheme = w.root.get_by_label("Scheme")
+    base = w.root.get_by_label("Base")
+    length = w.root.get_by_label("Trained length")
+    factor = w.root.get_by_role("spinbutton", name=re.compile("Scale s"))
+    checked = set()
+    for key in ("default", "linear", "ntk", "dynamic", "yarn", "llama3"):
+        scheme.select_option(key)
+        for b in LADDER_BASES:
+            base.select_option(str(b))
+            for n in LADDER_LENGTHS:
+                length.select_option(str(n))
+                for s in (1, 2, 8, 40):
+                    factor.fill(str(s))
+                    state = _check_ladder(w)
+                    checked.add((state["scheme"], state["base"], state["length"], state["factor"]))
+    assert len(checked) == 6 * 3 * 4 * 4
+
+
+def test_rope_ladder_tells_static_from_dynamic_ntk(page_of, open_widget) -> None:
+    """At the same s, dynamic NTK at s L0 slows the last pair by more than s (Prop. 26)."""
+    w = open_widget(page_of("rope-ladder"), "rope-ladder")
+    w.root.get_by_role("spinbutton", name=re.compile("Scale s")).fill("4")
+    slowed = {}
+    for key in ("ntk", "dynamic"):
+        w.root.get_by_label("Scheme").select_option(key)
+        state = _check_ladder(w)
+        assert state["bands"] is None and w.root.locator("svg rect").count() == 0
+        slowed[key] = state["before"][-1] / state["after"][-1]
+    assert abs(slowed["ntk"] - 4) <= 1e-12, "static NTK divides the last pair by exactly s"
+    assert slowed["dynamic"] > 4 + 1, slowed
+
+
+def test_rope_ladder_keyboard_and_announcement(page_of, open_widget) -> None:
+    w = open_widget(page_of("rope-ladder"), "rope-ladder")
+    w.root.get_by_label("Scheme").select_option("yarn")
+    slider = w.root.get_by_role("slider", name=re.compile("Scale s"))
+    slider.focus()
+    w.page.keyboard.press("Home")
+    state = _check_ladder(w)
+    assert state["factor"] == 1 and state["attention"] == 1.0
+    ratio = np.array(state["after"]) / np.array(state["before"])  # the blend rounds in float64
+    _close(ratio, np.ones_like(ratio), "YaRN with s = 1 changes no speed")
+    for _ in range(3):
+        w.page.keyboard.press("ArrowRight")
+    state = _check_ladder(w)
+    assert state["factor"] == 4 and state["attention"] > 1
+    announced = w.announced()
+    assert "YaRN, s = 4" in announced and f"{state['turns']['afterSL0']} within" in announced
+    factor_line = w.root.locator(".posenc-ladder__attention").inner_text()
+    assert _shown(state["attention"] ** 2) in factor_line, factor_line
+
+
+def test_rope_ladder_touch(page_of, open_widget, touch_context) -> None:
+    w = open_widget(page_of("rope-ladder"), "rope-ladder", touch_context)
+    slider = w.root.get_by_role("slider", name=re.compile("Scale s"))
+    slider.scroll_into_view_if_needed()
+    box = slider.bounding_box()
+    w.page.touchscreen.tap(box["x"] + box["width"] - 3, box["y"] + box["height"] / 2)
+    assert _check_ladder(w)["factor"] > 50
+    plot = w.root.locator("svg.posenc-ladder__plot").bounding_box()
+    assert plot["width"] <= 390, plot
     _fits_a_phone(w)
 
 

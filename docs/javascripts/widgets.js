@@ -10,7 +10,10 @@
  *   "clock-bank"     Proposition 8: one clock per chosen pair, and the rotation
  *                    block of M_k that moves PE(pos) to PE(pos + k);
  *   "alibi"          Proposition 16: ALiBi's bias row of every head for a chosen
- *                    query, and the weights that bias alone gives the keys.
+ *                    query, and the weights that bias alone gives the keys;
+ *   "rope-ladder"    Proposition 28: a rotary head's wavelengths before and after a
+ *                    chosen scheme stretches it by s, with its bands shaded and
+ *                    the pairs that turn within L0 and within s L0 counted.
  *
  * The HTML of a widget already holds a static text version, for readers without
  * JavaScript. The script builds the controls next to it and adds the class
@@ -1224,6 +1227,359 @@
   }
 
   // ------------------------------------------------------------------------
+  // 5. The frequency ladder of a stretched rotary model (Proposition 28)
+
+  var LADDER_SCHEMES = [
+    { key: "default", name: "No scaling" },
+    { key: "linear", name: "Position interpolation (linear)" },
+    { key: "ntk", name: "NTK-aware, static" },
+    { key: "dynamic", name: "Dynamic NTK, at s\u00b7L0" },
+    { key: "yarn", name: "YaRN" },
+    { key: "llama3", name: "Llama 3" },
+  ];
+  var LADDER_BASES = [10000, 500000, 1000000];
+  var LADDER_LENGTHS = [2048, 4096, 8192, 32768];
+  // The fixed parameters, as Hugging Face's defaults and Llama 3.1's config give them.
+  var YARN_BETA_FAST = 32;
+  var YARN_BETA_SLOW = 1;
+  var LLAMA3_LOW = 1; // low_freq_factor: wavelengths above L0 / 1 are divided by s
+  var LLAMA3_HIGH = 4; // high_freq_factor: wavelengths below L0 / 4 keep their speed
+
+  /**
+   * The speeds a scheme gives a rotary head of width d with base b, trained at L0 and
+   * stretched by s, with the attention factor and, where the scheme has them, the band
+   * of each pair ("unchanged", "blended", "divided"). The formulas are those of
+   * posenc.rope (and of Hugging Face's ROPE_INIT_FUNCTIONS), in float64.
+   */
+  function ropeScheme(scheme, d, base, s, L0) {
+    var pairs = d / 2;
+    var before = frequencies(d, base);
+    var after = before.slice();
+    var bands = null;
+    var attention = 1;
+    var every = function (band) { return before.map(function () { return band; }); };
+    if (scheme === "default") {
+      bands = every("unchanged");
+    } else if (scheme === "linear") {
+      after = before.map(function (w) { return w / s; });
+      bands = every("divided");
+    } else if (scheme === "ntk") {
+      after = frequencies(d, base * Math.pow(s, d / (d - 2)));
+    } else if (scheme === "dynamic") {
+      // The current length L = s L0: the base grows by (s L / L0 - (s - 1))^(d/(d-2)).
+      var L = s * L0;
+      after = frequencies(d, base * Math.pow((s * L) / L0 - (s - 1), d / (d - 2)));
+    } else if (scheme === "yarn") {
+      var correction = function (rotations) {
+        return (d * Math.log(L0 / (rotations * 2 * Math.PI))) / (2 * Math.log(base));
+      };
+      var low = Math.max(Math.floor(correction(YARN_BETA_FAST)), 0);
+      var high = Math.min(Math.ceil(correction(YARN_BETA_SLOW)), d - 1);
+      if (high === low) high += 0.001;
+      bands = [];
+      after = before.map(function (w, j) {
+        var r = clamp((j - low) / (high - low), 0, 1); // 0: keep the speed, 1: divide it
+        bands.push(r === 0 ? "unchanged" : r === 1 ? "divided" : "blended");
+        return w * (1 - r) + (w / s) * r;
+      });
+      attention = s > 1 ? 0.1 * Math.log(s) + 1 : 1;
+    } else if (scheme === "llama3") {
+      bands = [];
+      after = before.map(function (w) {
+        var wave = (2 * Math.PI) / w;
+        if (wave < L0 / LLAMA3_HIGH) { bands.push("unchanged"); return w; }
+        if (wave > L0 / LLAMA3_LOW) { bands.push("divided"); return w / s; }
+        bands.push("blended");
+        var g = ((L0 * w) / (2 * Math.PI) - LLAMA3_LOW) / (LLAMA3_HIGH - LLAMA3_LOW);
+        return ((1 - g) * w) / s + g * w;
+      });
+    } else {
+      throw new Error("unknown rotary scheme " + JSON.stringify(scheme));
+    }
+    return { before: before, after: after, bands: bands, attention: attention, pairs: pairs };
+  }
+
+  /** How many of the wavelengths 2 pi / w are shorter than `length`. */
+  function turnsWithin(speeds, length) {
+    return speeds.filter(function (w) { return (2 * Math.PI) / w < length; }).length;
+  }
+
+  function selectControl(opts, onChange) {
+    var id = uid(opts.name);
+    var select = el("select", { id: id, class: "posenc-control__select", "aria-describedby": opts.describedBy });
+    opts.options.forEach(function (option) {
+      select.append(el("option", { value: String(option.value), text: option.text, selected: option.value === opts.value }));
+    });
+    select.addEventListener("change", function () { onChange(select.value); });
+    var label = el("label", { for: id, class: "posenc-control__label", html: opts.label });
+    return { wrap: el("div", { class: "posenc-control" }, [label, select]), select: select };
+  }
+
+  /** Whole numbers in groups of three digits, joined by a narrow no-break space: "32 768". */
+  function grouped(n) {
+    return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, "\u202f");
+  }
+
+  var BAND_WORDS = { unchanged: "unchanged", blended: "blended", divided: "divided by s" };
+
+  function initRopeLadder(root) {
+    var desc = describedBy(root);
+    var d = clamp(2 * Math.round(intAttr(root, "data-head-dim", 128) / 2), 4, 512);
+    var MAX_S = 64;
+    var known = LADDER_SCHEMES.map(function (x) { return x.key; });
+    var state = {
+      scheme: known.indexOf(root.getAttribute("data-scheme")) >= 0 ? root.getAttribute("data-scheme") : "llama3",
+      factor: clamp(intAttr(root, "data-factor", 8), 1, MAX_S),
+      base: LADDER_BASES.indexOf(intAttr(root, "data-base", 500000)) >= 0 ? intAttr(root, "data-base", 500000) : 500000,
+      length: LADDER_LENGTHS.indexOf(intAttr(root, "data-length", 8192)) >= 0 ? intAttr(root, "data-length", 8192) : 8192,
+    };
+    var announcer = makeAnnouncer(500);
+
+    var schemeCtl = selectControl({
+      name: "scheme", label: "Scheme", describedBy: desc, value: state.scheme,
+      options: LADDER_SCHEMES.map(function (x) { return { value: x.key, text: x.name }; }),
+    }, function (value) { state.scheme = value; update(true); });
+    var factorCtl = pairedControl({
+      name: "factor", label: "Scale <var>s</var>", min: 1, max: MAX_S, value: state.factor,
+      describedBy: desc, numberLabel: "Scale s, exact value",
+    }, function (value) { state.factor = value; update(true); });
+    var baseCtl = selectControl({
+      name: "base", label: "Base <var>b</var>", describedBy: desc, value: state.base,
+      options: LADDER_BASES.map(function (b) { return { value: b, text: grouped(b) }; }),
+    }, function (value) { state.base = Number(value); update(true); });
+    var lengthCtl = selectControl({
+      name: "length", label: "Trained length <var>L</var><sub>0</sub>", describedBy: desc, value: state.length,
+      options: LADDER_LENGTHS.map(function (n) { return { value: n, text: grouped(n) }; }),
+    }, function (value) { state.length = Number(value); update(true); });
+
+    var svg = svgEl("svg", { class: "posenc-ladder__plot", role: "img" });
+    var svgTitle = svgEl("title", {});
+    svg.append(svgTitle);
+    var layer = svgEl("g", {});
+    svg.append(layer);
+    var legend = el("p", { class: "posenc-ladder__legend" }, [
+      el("span", { class: "posenc-ladder__key posenc-ladder__key--before", "aria-hidden": "true" }),
+      document.createTextNode(" before scaling, \u03bb\u1d62 = 2\u03c0/\u03b8\u1d62   "),
+      el("span", { class: "posenc-ladder__key posenc-ladder__key--after", "aria-hidden": "true" }),
+      document.createTextNode(" after, \u03bb\u2032\u1d62 = 2\u03c0/\u03b8\u2032\u1d62"),
+    ]);
+
+    var summaryCaption = el("caption");
+    var cells = {};
+    function summaryRow(key, heading) {
+      cells[key] = [el("td", { class: "posenc-num" }), el("td", { class: "posenc-num" })];
+      return el("tr", {}, [el("th", { scope: "row", text: heading }), cells[key][0], cells[key][1]]);
+    }
+    var withinL0 = el("th", { scope: "col", class: "posenc-right" });
+    var withinSL0 = el("th", { scope: "col", class: "posenc-right" });
+    var summary = el("table", { class: "posenc-table posenc-ladder__summary" }, [
+      summaryCaption,
+      el("thead", {}, [el("tr", {}, [el("th", { scope: "col", text: "pairs that turn within" }), withinL0, withinSL0])]),
+      el("tbody", {}, [summaryRow("before", "before scaling"), summaryRow("after", "after scaling")]),
+    ]);
+    var bandLine = el("p", { class: "posenc-ladder__bands" });
+    var factorLine = el("p", { class: "posenc-ladder__attention" });
+
+    var pairBody = el("tbody");
+    var pairTable = el("table", { class: "posenc-table posenc-ladder__pairs" }, [
+      el("caption", { text: "Every pair: wavelengths in positions, and the band" }),
+      el("thead", {}, [el("tr", {}, [
+        el("th", { scope: "col", class: "posenc-right", text: "pair i" }),
+        el("th", { scope: "col", class: "posenc-right", text: "\u03bb\u1d62" }),
+        el("th", { scope: "col", class: "posenc-right", text: "\u03bb\u2032\u1d62" }),
+        el("th", { scope: "col", class: "posenc-right", text: "\u03bb\u2032\u1d62 / \u03bb\u1d62" }),
+        el("th", { scope: "col", text: "band" }),
+      ])]),
+      pairBody,
+    ]);
+    var details = el("details", { class: "posenc-ladder__details" }, [
+      el("summary", { text: "Every pair\u2019s numbers" }),
+      el("div", { class: "posenc-scroll", role: "region", tabindex: "0", "aria-label": "Wavelengths of every pair" }, [pairTable]),
+    ]);
+
+    var live = el("div", { class: "posenc-widget__live" }, [
+      el("div", { class: "posenc-widget__controls" }, [schemeCtl.wrap, factorCtl.wrap, baseCtl.wrap, lengthCtl.wrap]),
+      el("div", { class: "posenc-ladder__figure" }, [svg, legend]),
+      el("div", { class: "posenc-scroll" }, [summary]),
+      bandLine,
+      factorLine,
+      details,
+      announcer.region,
+    ]);
+
+    var current = null;
+
+    function schemeName() {
+      for (var k = 0; k < LADDER_SCHEMES.length; k++) if (LADDER_SCHEMES[k].key === state.scheme) return LADDER_SCHEMES[k].name;
+      return state.scheme;
+    }
+
+    function bandCounts(bands) {
+      var counts = { unchanged: 0, blended: 0, divided: 0 };
+      (bands || []).forEach(function (band) { counts[band] += 1; });
+      return counts;
+    }
+
+    function bandText(result, counts) {
+      if (!result.bands) {
+        var first = result.before[1] / result.after[1];
+        var last = result.before[result.pairs - 1] / result.after[result.pairs - 1];
+        return "No bands: the base grows, so pair i is divided by its own factor, from 1 for pair 0 and " +
+          sig(first, 4) + " for pair 1 up to " + sig(last, 4) + " for pair " + (result.pairs - 1) + ".";
+      }
+      var parts = [];
+      ["unchanged", "blended", "divided"].forEach(function (band) {
+        if (counts[band]) parts.push(counts[band] + " " + (band === "divided" ? "divided by " + state.factor : band));
+      });
+      return "Bands: " + parts.join(", ") + " (of " + result.pairs + " pairs).";
+    }
+
+    function update(announce) {
+      var s = state.factor;
+      var L0 = state.length;
+      var result = ropeScheme(state.scheme, d, state.base, s, L0);
+      var counts = bandCounts(result.bands);
+      var turns = {
+        beforeL0: turnsWithin(result.before, L0),
+        beforeSL0: turnsWithin(result.before, s * L0),
+        afterL0: turnsWithin(result.after, L0),
+        afterSL0: turnsWithin(result.after, s * L0),
+      };
+      current = { result: result, turns: turns };
+      withinL0.textContent = "L0 = " + grouped(L0);
+      withinSL0.textContent = "s\u00b7L0 = " + grouped(s * L0);
+      summaryCaption.textContent = schemeName() + ", s = " + s + ", b = " + grouped(state.base) + ", d = " + d;
+      cells.before[0].textContent = String(turns.beforeL0);
+      cells.before[1].textContent = String(turns.beforeSL0);
+      cells.after[0].textContent = String(turns.afterL0);
+      cells.after[1].textContent = String(turns.afterSL0);
+      bandLine.textContent = bandText(result, counts);
+      factorLine.textContent = result.attention === 1
+        ? "Attention factor 1: the logits are not rescaled."
+        : "Attention factor " + sig(result.attention, 6) + " on the cosine and the sine: the logits are multiplied by its square, " +
+          sig(result.attention * result.attention, 6) + ".";
+      pairBody.textContent = "";
+      result.before.forEach(function (w, i) {
+        var wave = (2 * Math.PI) / w;
+        var stretched = (2 * Math.PI) / result.after[i];
+        pairBody.append(el("tr", {}, [
+          el("th", { scope: "row", class: "posenc-num", text: String(i) }),
+          el("td", { class: "posenc-num", text: sig(wave, 5) }),
+          el("td", { class: "posenc-num", text: sig(stretched, 5) }),
+          el("td", { class: "posenc-num", text: sig(stretched / wave, 4) }),
+          el("td", { text: result.bands ? BAND_WORDS[result.bands[i]] : "own factor" }),
+        ]));
+      });
+      draw();
+      root.setAttribute("data-state", JSON.stringify({
+        scheme: state.scheme,
+        factor: s,
+        base: state.base,
+        length: L0,
+        headDim: d,
+        before: result.before,
+        after: result.after,
+        attention: result.attention,
+        bands: result.bands,
+        counts: result.bands ? counts : null,
+        turns: turns,
+      }));
+      if (announce) {
+        announcer.say(
+          schemeName() + ", s = " + s + ", base " + state.base + ", L0 = " + L0 + ". " +
+          (result.bands ? bandText(result, counts) + " " : "") +
+          "Before scaling " + turns.beforeL0 + " of " + result.pairs + " pairs turn within L0; after it " +
+          turns.afterL0 + " within L0 and " + turns.afterSL0 + " within s\u00b7L0."
+        );
+      }
+    }
+
+    function draw() {
+      if (!current) return;
+      var result = current.result;
+      var s = state.factor;
+      var L0 = state.length;
+      var width = Math.max(240, live.clientWidth || root.clientWidth || 600);
+      var height = 280;
+      var m = { left: 44, right: 10, top: 22, bottom: 34 };
+      var plotW = width - m.left - m.right;
+      var plotH = height - m.top - m.bottom;
+      setAttrs(svg, { width: width, height: height, viewBox: "0 0 " + width + " " + height });
+      var waves = result.before.concat(result.after).map(function (w) { return (2 * Math.PI) / w; });
+      waves.push(L0, s * L0);
+      var lo = Math.floor(Math.log10(Math.min.apply(null, waves)));
+      var hi = Math.ceil(Math.log10(Math.max.apply(null, waves)));
+      if (hi === lo) hi += 1;
+      var n = result.pairs;
+      function x(i) { return m.left + ((i + 0.5) / n) * plotW; }
+      function y(wave) { return m.top + (1 - (Math.log10(wave) - lo) / (hi - lo)) * plotH; }
+      layer.textContent = "";
+      // The bands: one shaded rectangle per run of pairs in the same band.
+      if (result.bands) {
+        var start = 0;
+        for (var i = 1; i <= n; i++) {
+          if (i < n && result.bands[i] === result.bands[start]) continue;
+          var band = result.bands[start];
+          var x0 = m.left + (start / n) * plotW;
+          var x1 = m.left + (i / n) * plotW;
+          layer.append(svgEl("rect", {
+            x: x0, y: m.top, width: x1 - x0, height: plotH,
+            class: "posenc-ladder__band posenc-ladder__band--" + band,
+          }));
+          var label = svgEl("text", {
+            x: (x0 + x1) / 2, y: m.top - 6, "text-anchor": "middle", class: "posenc-ladder__band-label",
+          });
+          label.textContent = x1 - x0 > 46 ? BAND_WORDS[band].replace(" s", " " + s) : "";
+          layer.append(label);
+          start = i;
+        }
+      }
+      // Decades on the wavelength axis.
+      for (var k = lo; k <= hi; k++) {
+        var yk = y(Math.pow(10, k));
+        layer.append(svgEl("line", { x1: m.left, x2: m.left + plotW, y1: yk, y2: yk, class: "posenc-ladder__grid" }));
+        var tick = svgEl("text", { x: m.left - 4, y: yk + 4, "text-anchor": "end", class: "posenc-ladder__tick" });
+        tick.textContent = "10";
+        var sup = svgEl("tspan", { dy: -5, "font-size": "0.75em" });
+        sup.textContent = String(k);
+        tick.append(sup);
+        layer.append(tick);
+      }
+      // Pair ticks along the bottom.
+      ticks(n, plotW).forEach(function (i) {
+        var t = svgEl("text", { x: x(i), y: m.top + plotH + 14, "text-anchor": "middle", class: "posenc-ladder__tick" });
+        t.textContent = String(i);
+        layer.append(t);
+      });
+      var xLabel = svgEl("text", { x: m.left + plotW / 2, y: height - 4, "text-anchor": "middle", class: "posenc-ladder__tick" });
+      xLabel.textContent = "pair i (fast to slow)";
+      layer.append(xLabel);
+      // The two lengths.
+      [[L0, "L0"], [s * L0, "s\u00b7L0"]].forEach(function (line, index) {
+        if (index === 1 && s === 1) return;
+        var yl = y(line[0]);
+        layer.append(svgEl("line", { x1: m.left, x2: m.left + plotW, y1: yl, y2: yl, class: "posenc-ladder__length" }));
+        var t = svgEl("text", { x: m.left + 4, y: yl - 4, class: "posenc-ladder__length-label" });
+        t.textContent = line[1] + " = " + grouped(line[0]);
+        layer.append(t);
+      });
+      var r = Math.max(1.5, Math.min(3, plotW / n / 2.5));
+      result.before.forEach(function (w, i) {
+        layer.append(svgEl("circle", { cx: x(i), cy: y((2 * Math.PI) / w), r: r, class: "posenc-ladder__before" }));
+      });
+      result.after.forEach(function (w, i) {
+        layer.append(svgEl("circle", { cx: x(i), cy: y((2 * Math.PI) / w), r: r * 0.8, class: "posenc-ladder__after" }));
+      });
+      svgTitle.textContent = "The wavelength of each of the " + n + " pairs on a log axis, before and after " + schemeName() +
+        " with s = " + s + "; dashed lines at L0 and s\u00b7L0.";
+    }
+
+    watch(root, draw);
+    update(false);
+    return live;
+  }
+
+  // ------------------------------------------------------------------------
   // Start-up
 
   var BUILDERS = {
@@ -1231,6 +1587,7 @@
     heatmap: initHeatmap,
     "clock-bank": initClockBank,
     alibi: initAlibi,
+    "rope-ladder": initRopeLadder,
   };
 
   function initAll() {
