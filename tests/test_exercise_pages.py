@@ -727,12 +727,249 @@ def check_e5(page: Page) -> None:
         page.expect(wrong.span(2), ef + truncated, "the bucket it gives")
 
 
+# -- E6 -----------------------------------------------------------------------------
+
+
+def yarn_dim(rho, d: int, base, length: int) -> mp.mpf:
+    """The pair index that turns rho times in length positions: d ln(L0/(2 pi rho)) / (2 ln b)."""
+    return d * mp.log(mpf(length) / (2 * mp.pi * rho)) / (2 * mp.log(mpf(base)))
+
+
+def yarn_rows(d: int, base, factor, length: int, fast: int = 32, slow: int = 1):
+    """(w_j, t_j, w'_j) for every pair, and the cache factor a = 0.1 ln s + 1."""
+    low = max(int(mp.floor(yarn_dim(fast, d, base, length))), 0)
+    high = min(int(mp.ceil(yarn_dim(slow, d, base, length))), d - 1)
+    rows = []
+    for j in range(d // 2):
+        w = mp.power(mpf(base), -mpf(2 * j) / d)
+        t = min(max(mpf(j - low) / (high - low), mpf(0)), mpf(1))
+        rows.append((w, t, (1 - t) * w + t * w / mpf(factor)))
+    return rows, (low, high), mpf(Fraction(1, 10)) * mp.log(mpf(factor)) + 1
+
+
+TENTH = Fraction(1, 10)  # the 0.1 of YaRN's temperature, a constant of the formula
+
+
+def check_e6(page: Page) -> None:
+    small, (low, high), a = yarn_rows(16, 10000, 4, 2048)
+    big, (big_low, big_high), big_a = yarn_rows(128, 10000, 8, 4096)
+    table_decimals = [
+        (f"pair {j}, {name}", v)
+        for j, row in enumerate(small)
+        for name, v in zip(("speed", "ramp", "new speed"), row, strict=True)
+        if v != int(v)
+    ]
+    sweep(
+        page,
+        [
+            ("the 0.1 of the temperature", TENTH),
+            ("c(32) for d = 16, L0 = 2048", yarn_dim(32, 16, 10000, 2048)),
+            ("c(1) for d = 16, L0 = 2048", yarn_dim(1, 16, 10000, 2048)),
+            *table_decimals,
+            ("pair 4's old speed", small[4][0]),
+            ("pair 4's new speed", small[4][2]),
+            ("the 0.1 of the temperature", TENTH),
+            ("the cache factor at s = 4", a),
+            ("the logit factor at s = 4", a**2),
+            ("the last entry of the answer", a**2),
+            ("c(32) for Llama 2", yarn_dim(32, 128, 10000, 4096)),
+            ("c(1) for Llama 2", yarn_dim(1, 128, 10000, 4096)),
+            ("pair 63's new speed, Llama 2", big[63][2]),
+            ("the logit factor at s = 8", big_a**2),
+            ("the base in the checker's report", BASE),
+            ("the factor in the checker's report", 4),
+            ("the checker's expected logit factor", a**2),
+            ("the mistake's answer, the cache factor", a),
+            ("the 0.1 of the temperature, in the hint", TENTH),
+            ("the 0.1 of the temperature, in the hint's code", TENTH),
+            ("the 0.1 of the temperature, watch out", TENTH),
+            ("the 0.1 of the temperature, watch out", TENTH),
+            ("the 0.1 of the temperature, hint 3", TENTH),
+        ],
+    )
+    # The table, row by row, integers included.
+    for j, row in enumerate(small):
+        match = find(page, rf"^\| {j} \|([^\n]*)\|$")
+        if match:
+            page.expect((match.start() + 2, match.start() + 2 + len(str(j))), j, "the pair")
+            expect_all(page, match.start(1), match.end(1), row, f"the row of pair {j}")
+    for pattern, values, what in (
+        (
+            r"A head of width \$d = (\d+)\$, base \$10\^(\d)\$, trained on "
+            r"\$L_0 = (\d+)\$ positions and\s+stretched \$s = (\d)\$ times",
+            [16, 4, 2048, 4],
+            "the first worked example's inputs",
+        ),
+        (
+            r"so the ramp runs from\s+pair \$(\d+)\$ to pair \$(\d+)\$, in steps",
+            [low, high],
+            "the range",
+        ),
+        (r"returns the last column, then \$[\d.]+\$: (\w+) numbers", [], ""),
+        (
+            r"\$d = (\d+)\$, base \$10\^(\d)\$, \$L_0 = (\d+)\$,\s+\$s = (\d)\$\. Here",
+            [128, 4, 4096, 8],
+            "the Llama 2 example's inputs",
+        ),
+        (
+            r"the ramp runs from\s+pair \$(\d+)\$ to pair \$(\d+)\$\. Pair",
+            [big_low, big_high],
+            "Llama 2's range",
+        ),
+        (
+            r"Pair \$(\d)\$ keeps speed \$(\d)\$, pair \$(\d+)\$ gets",
+            [0, big[0][2], 63],
+            "the ends",
+        ),
+    ):
+        match = find(page, pattern)
+        if match and values:
+            for group, value in zip(range(1, len(values) + 1), values, strict=True):
+                page.expect(match.span(group), value, what)
+        elif match:
+            words = [
+                "zero",
+                "one",
+                "two",
+                "three",
+                "four",
+                "five",
+                "six",
+                "seven",
+                "eight",
+                "nine",
+            ]
+            if match.group(1) != words[len(small) + 1]:
+                page.problems.append(f"{page.name}: the answer has {len(small) + 1} numbers")
+
+
+# -- E7 -----------------------------------------------------------------------------
+
+
+def llama3_rows(d: int, base, factor, length: int, low=1, high=4):
+    """(w_i, lambda_i, band, w'_i) for every pair, from Meta's rule written out."""
+    rows = []
+    for i in range(d // 2):
+        w = mp.power(mpf(base), -mpf(2 * i) / d)
+        wave = 2 * mp.pi / w
+        if wave < mpf(length) / high:
+            rows.append((w, wave, "kept", w))
+        elif wave > mpf(length) / low:
+            rows.append((w, wave, "divided", w / factor))
+        else:
+            g = (length / wave - low) / (mpf(high) - low)
+            rows.append((w, wave, "blended", w * ((1 - g) / factor + g)))
+    return rows
+
+
+def bands_of(rows) -> list[int]:
+    """First and last pair of each band, in the order kept, blended, divided."""
+    out = []
+    for band in ("kept", "blended", "divided"):
+        pairs = [i for i, row in enumerate(rows) if row[2] == band]
+        out += [pairs[0], pairs[-1]]
+    return out
+
+
+LLAMA_31, LLAMA_32 = Fraction(31, 10), Fraction(32, 10)  # the names, read as numbers
+
+
+def check_e7(page: Page) -> None:
+    small = llama3_rows(16, 500000, 8, 8192)
+    w4, wave4 = small[4][0], small[4][1]
+    turns = 8192 / wave4
+    g = (turns - 1) / 3
+    l31, l32 = llama3_rows(128, 500000, 8, 8192), llama3_rows(64, 500000, 32, 8192)
+    fixed = llama3_rows(64, 500000, 8, 8192)  # the mistake: s = 8 in place of 32
+    table_decimals = [
+        (f"pair {i}, {name}", v)
+        for i, (w, wave, _, new) in enumerate(small)
+        for name, v in (("speed", w), ("wavelength", wave), ("new speed", new))
+        if v != int(v)
+    ]
+    first_divided = bands_of(l31)[4]
+    sweep(
+        page,
+        [
+            ("Llama 3.1, in the introduction", LLAMA_31),
+            ("Llama 3.1's settings", LLAMA_31),
+            ("Llama 3.1's other settings", LLAMA_31),
+            *table_decimals,
+            ("pair 4's wavelength", wave4),
+            ("pair 4's turns in L0", turns),
+            ("pair 4's turns in L0", turns),
+            ("g_4", g),
+            ("g_4", g),
+            ("g_4", g),
+            ("pair 4's multiplier", (1 - g) / 8 + g),
+            ("Llama 3.1's own head", LLAMA_31),
+            (f"pair {first_divided}'s wavelength", l31[first_divided][1]),
+            ("Llama 3.2 1B", LLAMA_32),
+            ("the rest as Llama 3.1", LLAMA_31),
+            ("Llama 3.1 in the checker's cases", LLAMA_31),
+            ("Llama 3.2 1B in the checker's cases", LLAMA_32),
+            ("Llama 3.1 again", LLAMA_31),
+            ("Llama 3.1's factor", LLAMA_31),
+            ("the base in the checker's report", 500000),
+            ("the factor in the checker's report", 32),
+            ("the low band factor in the report", 1),
+            ("the high band factor in the report", 4),
+            ("pair 15's wavelength at d = 64", l32[15][1]),
+            ("the expected speed of pair 15, Llama 3.2 1B", l32[15][3]),
+            ("pair 15 with the factor fixed at 8", fixed[15][3]),
+            ("Llama 3.1 in the hint", LLAMA_31),
+            ("Llama 3.2 in the hint", LLAMA_32),
+            ("Llama 3.2 in watch out", LLAMA_32),
+            ("Llama 3.1 in watch out", LLAMA_31),
+        ],
+    )
+    # The table, row by row, integers included (the band is a word between the numbers).
+    for i, (w, wave, band, new) in enumerate(small):
+        match = find(page, rf"^\| {i} \| ([^|]*) \| ([^|]*) \| (\w+) \| ([^|]*) \|$")
+        if not match:
+            continue
+        page.expect((match.start() + 2, match.start() + 2 + len(str(i))), i, "the pair")
+        for group, value in ((1, w), (2, wave), (4, new)):
+            expect_all(page, match.start(group), match.end(group), [value], f"pair {i}")
+        if match.group(3) != band:
+            page.problems.append(f"{page.name}: pair {i} is {band}, not {match.group(3)}")
+    edges = [8192 // 4, 8192]
+    for pattern, values, what in (
+        (r"the edges are wavelengths (\d+) and (\d+)\.", edges, "the edges"),
+        (
+            r"pairs (\d+) to (\d+) are kept, (\d+) to (\d+) blended and\s+(\d+) to (\d+) "
+            r"divided by (\d)\.",
+            [*bands_of(l31), 8],
+            "Llama 3.1's bands",
+        ),
+        (r"The closest call is pair (\d+), with", [first_divided], "the closest call"),
+        (r"just beyond (\d+)\.", [8192], "the edge it passes"),
+        (r"has \$d = (\d+)\$ and \$s = (\d+)\$", [64, 32], "Llama 3.2 1B's head"),
+        (
+            r"Llama 3\.1: pairs (\d+) to (\d+) are kept, (\d+) to (\d+) blended and (\d+) to "
+            r"(\d+) divided by\s+(\d+)\.",
+            [*bands_of(l32), 32],
+            "Llama 3.2 1B's bands",
+        ),
+        (r"Pair 4 turns \$(\d+) / ", [8192], "L0"),
+        (r"\$g_4 = \([\d.]+ - (\d)\)/(\d) = ", [1, 3], "the blend's constants"),
+    ):
+        match = find(page, pattern)
+        if match:
+            for group, value in zip(range(1, len(values) + 1), values, strict=True):
+                page.expect(match.span(group), value, what)
+    if abs(small[4][3] - w4 * ((1 - g) / 8 + g)) > mp.mpf(10) ** (-40):
+        page.problems.append(f"{page.name}: the multiplier does not give pair 4's speed")
+
+
 CHECKS: dict[str, Callable[[Page], None]] = {
     "e1-sinusoidal-table.md": check_e1,
     "e2-shift-matrix.md": check_e2,
     "e3-order-blindness.md": check_e3,
     "e4-alibi-slopes.md": check_e4,
     "e5-t5-buckets.md": check_e5,
+    "e6-yarn-inverse-frequencies.md": check_e6,
+    "e7-llama3-bands.md": check_e7,
 }
 
 
@@ -792,6 +1029,8 @@ def test_the_pages_describe_the_checker_they_send_you_to():
         ("e3-order-blindness.md", "E3", "two", "three"),
         ("e4-alibi-slopes.md", "E4", "three", "five"),
         ("e5-t5-buckets.md", "E5", "three", "six"),
+        ("e6-yarn-inverse-frequencies.md", "E6", "two", "six"),
+        ("e7-llama3-bands.md", "E7", "three", "five"),
     ):
         text = " ".join((EXERCISES / name).read_text(encoding="utf-8").split())
         assert "within $10^{-9}$ of the exact value" in text

@@ -228,7 +228,18 @@ def test_the_loop_over_even_columns_with_a_doubled_index_has_its_own_hint(tmp_pa
 
 @pytest.mark.parametrize(
     ("key", "shorter"),
-    [("E1", False), ("E1", True), ("E2", True), ("E4", False), ("E5", False), ("E5", True)],
+    [
+        ("E1", False),
+        ("E1", True),
+        ("E2", True),
+        ("E4", False),
+        ("E5", False),
+        ("E5", True),
+        ("E6", False),
+        ("E6", True),
+        ("E7", False),
+        ("E7", True),
+    ],
 )
 def test_the_right_answers_are_no_known_mistake(key, shorter):
     """On every case, and on the cases of the shorter call, which only base 10000 sets apart."""
@@ -441,6 +452,56 @@ def test_the_short_e5_solution_is_judged_on_t5_sizes_only(tmp_path):
     assert full.passed and (full.judged, full.skipped) == (len(cases), 0), full.text
 
 
+@pytest.mark.parametrize(
+    ("key", "stem", "full", "fixed", "kept", "others", "left_out"),
+    [
+        (
+            "E6",
+            "e6_yarn_inv_freq",
+            "beta_fast=32, beta_slow=1",
+            "beta_fast, beta_slow = 32, 1",
+            "with beta_fast 32 and beta_slow 1",
+            "with other rotation counts",
+            "beta_fast and beta_slow",
+        ),
+        (
+            "E7",
+            "e7_llama3_bands",
+            "low_freq_factor=1.0, high_freq_factor=4.0",
+            "low_freq_factor, high_freq_factor = 1.0, 4.0",
+            "with low_freq_factor 1.0 and high_freq_factor 4.0",
+            "with other band factors",
+            "low_freq_factor and high_freq_factor",
+        ),
+    ],
+)
+def test_the_short_rope_solutions_are_judged_on_the_reference_values_only(
+    tmp_path, key, stem, full, fixed, kept, others, left_out
+):
+    """solve(head_dim, base, factor, L0), the last two built in: those cases only."""
+    solution = (ROOT / "exercises" / "solutions" / f"{stem}.py").read_text()
+    head = "def solve(head_dim, base, factor, original_max_position_embeddings"
+    flat = re.sub(r"def solve\(\s*head_dim,[^)]*\):", f"{head}, {full}):", solution)
+    short = flat.replace(f"{head}, {full}):", f"{head}):\n    {fixed}")
+    assert f"{head}):\n    {fixed}" in short  # the short signature, its values inside
+    e = exercise(key)
+    cases = e.cases()
+    kept_cases = [c for c in cases if e.smaller.keeps(*c.args)]
+    assert 0 < len(kept_cases) < len(cases)
+    report = check_function(e, load(write(tmp_path, "short", short)).solve)
+    assert report.passed, report.text
+    assert (report.judged, report.skipped) == (len(kept_cases), len(cases) - len(kept_cases))
+    text = words(report.text)
+    assert f"passes all {len(kept_cases)} cases {kept}" in text
+    assert (
+        f"The {len(cases) - len(kept_cases)} unseen cases {others} were not run, because your "
+        f"solve(head_dim, base, factor, original_max_position_embeddings) has no {left_out} "
+        "argument."
+    ) in text
+    whole = check_function(e, load(write(tmp_path, "full", solution)).solve)
+    assert whole.passed and (whole.judged, whole.skipped) == (len(cases), 0), whole.text
+
+
 def test_a_list_of_python_ints_is_accepted_for_e5(tmp_path):
     path = write(
         tmp_path,
@@ -646,6 +707,20 @@ def test_the_e1_page_shows_the_real_report_on_the_classic_solution(tmp_path):
         (
             "e5-t5-buckets.md",
             ["`solve(relative_position, bidirectional)`", "a list or a tuple of ints"],
+        ),
+        (
+            "e6-yarn-inverse-frequencies.md",
+            [
+                "`solve(head_dim, base, factor, original_max_position_embeddings)`",
+                "a list or a tuple of floats",
+            ],
+        ),
+        (
+            "e7-llama3-bands.md",
+            [
+                "`solve(head_dim, base, factor, original_max_position_embeddings)`",
+                "a list or a tuple of floats",
+            ],
         ),
         ("index.md", ["`solve(length, width)`", "lists of rows, or tuples", "`solve(**kw)`"]),
     ],

@@ -20,6 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from fractions import Fraction
 from pathlib import Path
 
+import mpmath as mp
 import numpy as np
 import pytest
 
@@ -36,6 +37,8 @@ SOLUTIONS = {
     "E3": ROOT / "exercises" / "solutions" / "e3_order_blindness.py",
     "E4": ROOT / "exercises" / "solutions" / "e4_alibi_slopes.py",
     "E5": ROOT / "exercises" / "solutions" / "e5_t5_buckets.py",
+    "E6": ROOT / "exercises" / "solutions" / "e6_yarn_inv_freq.py",
+    "E7": ROOT / "exercises" / "solutions" / "e7_llama3_bands.py",
 }
 MISTAKES = Path(__file__).resolve().parent / "data" / "exercises"
 
@@ -91,6 +94,20 @@ MISTAKE_FILES = {
     "e5_no_cap": "no cap",
     "e5_float64": "float floor on a boundary",
     "e5_float32": "float floor on a boundary",
+    "e6_temperature_once": "temperature once",
+    "e6_ramp_reversed": "ramp reversed",
+    "e6_multiplied": "multiplied by the factor",
+    "e6_not_rounded": "range not rounded",
+    "e6_coordinate_index": "coordinate index",
+    "e6_paper_ramp": "the paper's ramp",
+    "e6_float32": "float32",
+    "e7_factor_fixed": "factor fixed at 8",
+    "e7_speed_against_wavelengths": "speed against wavelengths",
+    "e7_bands_swapped": "bands swapped",
+    "e7_blend_reversed": "blend reversed",
+    "e7_stretched_length": "stretched length",
+    "e7_no_two_pi": "wavelength without 2 pi",
+    "e7_float32": "float32",
 }
 
 
@@ -298,6 +315,116 @@ def test_e5_has_a_float64_and_a_float32_trap(seed):
     assert caught == {np.float64, np.float32}
 
 
+def yarn_by_hand(head_dim, base, factor, length, beta_fast, beta_slow):
+    """YaRN's speeds and logit scale from the definition, in mpmath at 40 digits."""
+    with mp.workdps(40):
+        d, b, s = head_dim, mp.mpf(base), mp.mpf(factor)
+
+        def dim(rho):  # the pair index that turns rho times in the training length
+            return d * mp.log(length / (2 * mp.pi * rho)) / (2 * mp.log(b))
+
+        low, high = max(int(mp.floor(dim(beta_fast))), 0), min(int(mp.ceil(dim(beta_slow))), d - 1)
+        out = []
+        for j in range(d // 2):
+            w = mp.power(b, mp.mpf(-2 * j) / d)
+            t = min(max(mp.mpf(j - low) / (high - low), 0), 1)
+            out.append(float(w * (1 - t) + w / s * t))
+        out.append(float((mp.mpf("0.1") * mp.log(s) + 1) ** 2))
+        return out, (low, high)
+
+
+def test_e6_worked_examples_by_hand():
+    e = exercise("E6")
+    assert list(e.worked) == [(16, 10000.0, 4.0, 2048, 32, 1), (128, 10000.0, 8.0, 4096, 32, 1)]
+    # d = 16, b = 10^4: w_j = 10^(-j/2); the range is pairs 2 to 6, a ramp in quarters.
+    ramp = [0, 0, 0, 0.25, 0.5, 0.75, 1, 1]
+    closed = [10 ** (-j / 2) * (1 - t + t / 4) for j, t in enumerate(ramp)]
+    closed.append((0.1 * math.log(4) + 1) ** 2)
+    np.testing.assert_allclose(e.expected(*e.worked[0]), closed, rtol=1e-15, atol=0)
+    shown = [1, 0.316228, 0.1, 0.0256935, 0.00625, 0.0013835, 0.00025, 7.90569e-05, 1.29648]
+    np.testing.assert_allclose(e.expected(*e.worked[0]), shown, rtol=5e-6, atol=0)
+    by_hand, span = yarn_by_hand(*e.worked[1])
+    assert span == (20, 46)
+    np.testing.assert_allclose(e.expected(*e.worked[1]), by_hand, rtol=1e-15, atol=0)
+    assert by_hand[0] == 1.0
+    assert by_hand[63] == pytest.approx(1.44348e-05, rel=5e-6)
+    assert by_hand[64] == pytest.approx(1.4591, abs=5e-5)  # FACTS: 1.4591 at s = 8
+    assert round(by_hand[64], 5) == 1.45913
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_e6_expected_is_the_definition(seed):
+    for case in exercise("E6").cases(seed):
+        by_hand, _ = yarn_by_hand(*case.args)
+        np.testing.assert_allclose(exercise("E6").expected(*case.args), by_hand, rtol=1e-14)
+
+
+def llama3_by_hand(head_dim, base, factor, length, low, high):
+    """Llama 3's speeds and the band of each pair from the definition, in mpmath."""
+    with mp.workdps(40):
+        d, s = head_dim, mp.mpf(factor)
+        speeds, bands = [], []
+        for i in range(d // 2):
+            w = mp.power(mp.mpf(base), mp.mpf(-2 * i) / d)
+            wave = 2 * mp.pi / w
+            if wave < mp.mpf(length) / high:
+                speeds.append(w)
+                bands.append("kept")
+            elif wave > mp.mpf(length) / low:
+                speeds.append(w / s)
+                bands.append("divided")
+            else:
+                g = (length / wave - low) / (mp.mpf(high) - low)
+                speeds.append(w * ((1 - g) / s + g))
+                bands.append("blended")
+        return [float(v) for v in speeds], bands
+
+
+def test_e7_worked_examples_by_hand():
+    e = exercise("E7")
+    llama31 = (128, 500000.0, 8.0, 8192, 1.0, 4.0)
+    assert list(e.worked) == [
+        (16, 500000.0, 8.0, 8192, 1.0, 4.0),
+        llama31,
+        (64, 500000.0, 32.0, 8192, 1.0, 4.0),
+    ]
+    for args in e.worked:
+        by_hand, _ = llama3_by_hand(*args)
+        np.testing.assert_allclose(e.expected(*args), by_hand, rtol=1e-15, atol=0)
+    shown = [1, 0.193923, 0.037606, 0.00729266, 0.000524846, 3.4281e-05, 6.64787e-06, 1.28917e-06]
+    np.testing.assert_allclose(e.expected(*e.worked[0]), shown, rtol=5e-6, atol=0)
+    _, bands = llama3_by_hand(*llama31)
+    # FACTS: for d = 128, b = 5e5, s = 8, pairs 0-28 unchanged, 29-34 blended, 35-63 divided.
+    assert bands == ["kept"] * 29 + ["blended"] * 6 + ["divided"] * 29
+    _, small = llama3_by_hand(*e.worked[0])
+    assert small == ["kept"] * 4 + ["blended"] + ["divided"] * 3
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_e7_expected_is_the_definition(seed):
+    for case in exercise("E7").cases(seed):
+        by_hand, _ = llama3_by_hand(*case.args)
+        np.testing.assert_allclose(exercise("E7").expected(*case.args), by_hand, rtol=1e-14)
+
+
+@pytest.mark.parametrize("key", ["E6", "E7"])
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_rope_mistakes_are_wrong_on_the_unseen_cases_and_the_short_call(key, seed):
+    """Each mistake is further than the tolerance from the right answer on an unseen case,
+    and on a case the four-argument solve is judged on, so its hint can always be shown."""
+    e = exercise(key)
+    cases = e.cases(seed)
+    unseen = [c for c in cases if not c.worked]
+    short = [c for c in cases if e.smaller.keeps(*c.args)]
+    for known in e.mistakes:
+        for group in (unseen, short):
+            gaps = [
+                np.max(np.abs(np.asarray(known.formula(*c.args)) - e.expected(*c.args)))
+                for c in group
+            ]
+            assert max(gaps) > max(known.apart, 1e-9), (known.name, seed)
+
+
 def test_cases_are_seeded_and_differ_between_seeds():
     for e in EXERCISES.values():
         first, again = e.cases(3), e.cases(3)
@@ -401,6 +528,8 @@ WRONG = {
     "wrong_e3": ("E3", MISTAKES / "e3_code_moves.py", 20.0),
     "wrong_e4": ("E4", MISTAKES / "e4_wrong_half.py", 20.0),
     "wrong_e5": ("E5", MISTAKES / "e5_query_minus_key.py", 20.0),
+    "wrong_e6": ("E6", MISTAKES / "e6_temperature_once.py", 20.0),
+    "wrong_e7": ("E7", MISTAKES / "e7_factor_fixed.py", 20.0),
 }
 BAD = {
     "raises": """\
@@ -548,6 +677,8 @@ def test_reference_solutions_pass(reports, name):
         ("wrong_e3", "code moves with the words"),
         ("wrong_e4", "wrong half"),
         ("wrong_e5", "query minus key"),
+        ("wrong_e6", "temperature once"),
+        ("wrong_e7", "factor fixed at 8"),
     ],
 )
 def test_mistakes_are_named_end_to_end(reports, name, mistake):
@@ -646,8 +777,9 @@ def test_list_and_show(capsys):
     assert main(["exercise", "list"]) == 0
     out = capsys.readouterr().out
     assert out == listing()
-    assert [line.split()[0] for line in out.splitlines()] == ["E1", "E2", "E3", "E4", "E5"]
-    for name in ("E1", "e2", "3", "e4", "5"):
+    keys = ["E1", "E2", "E3", "E4", "E5", "E6", "E7"]
+    assert [line.split()[0] for line in out.splitlines()] == keys
+    for name in ("E1", "e2", "3", "e4", "5", "e6", "7"):
         assert main(["exercise", "show", name]) == 0
         out = capsys.readouterr().out
         assert out == show(name)
@@ -663,6 +795,8 @@ def test_show_carries_the_worked_numbers():
     assert "0.908160" in show("E3") and "0.746569" in show("E3")
     assert "0.00390625" in show("E4") and "0.0883883" in show("E4")
     assert "[0, 17, 23, 24, 25, 30, 31, 31]" in show("E5") and "[0, 0, 15, 16, 31]" in show("E5")
+    assert "0.0256935" in show("E6") and "1.29648" in show("E6") and "1.45913" in show("E6")
+    assert "0.000524846" in show("E7") and "29 to 34 blended" in show("E7")
 
 
 def test_check_exit_status_pass_and_fail(capsys):
@@ -674,7 +808,10 @@ def test_check_exit_status_pass_and_fail(capsys):
 
 
 USAGE = [
-    (["exercise", "check", "E9", "x.py"], "exercise must be one of E1, E2, E3, E4, E5, got 'E9'"),
+    (
+        ["exercise", "check", "E9", "x.py"],
+        "exercise must be one of E1, E2, E3, E4, E5, E6, E7, got 'E9'",
+    ),
     (["exercise", "check", "E1", "/no/such/file.py"], "cannot read '/no/such/file.py'"),
     (["exercise", "check", "E1", str(ROOT / "exercises")], "it is a directory"),
     (["exercise", "check", "E1", str(SOLUTIONS["E1"]), "--timeout", "0"], "timeout must be"),
@@ -689,7 +826,7 @@ USAGE = [
         "argument --memory: invalid int value: 'lots'",
     ),
     (["exercise", "check", "E1"], "the following arguments are required: FILE"),
-    (["exercise", "show", "E0"], "exercise must be one of E1, E2, E3, E4, E5, got 'E0'"),
+    (["exercise", "show", "E0"], "exercise must be one of E1, E2, E3, E4, E5, E6, E7, got 'E0'"),
     (["exercise"], "the following arguments are required: ACTION"),
     (["exercise", "grade"], "invalid choice: 'grade'"),
 ]
@@ -751,6 +888,8 @@ PAGES = {
     "E3": ("docs/exercises/e3-order-blindness.md", MISTAKES / "e3_code_moves.py"),
     "E4": ("docs/exercises/e4-alibi-slopes.md", MISTAKES / "e4_plain_series.py"),
     "E5": ("docs/exercises/e5-t5-buckets.md", MISTAKES / "e5_float64.py"),
+    "E6": ("docs/exercises/e6-yarn-inverse-frequencies.md", MISTAKES / "e6_temperature_once.py"),
+    "E7": ("docs/exercises/e7-llama3-bands.md", MISTAKES / "e7_factor_fixed.py"),
 }
 
 

@@ -9,18 +9,26 @@ Each exercise is a page under ``docs/exercises/`` and a module here:
 - E4 (``e4``), the ALiBi slopes: ``solve(num_heads)`` returns the slopes of the heads,
   by the rule of the ALiBi reference code for any head count;
 - E5 (``e5``), T5 buckets: ``solve(relative_position, bidirectional, num_buckets,
-  max_distance)`` returns the bucket of each offset, key minus query.
+  max_distance)`` returns the bucket of each offset, key minus query;
+- E6 (``e6``), the YaRN speeds: ``solve(head_dim, base, factor,
+  original_max_position_embeddings, beta_fast, beta_slow)`` returns the new speed of
+  every rotary pair under YaRN, then the factor on the logits;
+- E7 (``e7``), the Llama 3 bands: ``solve(head_dim, base, factor,
+  original_max_position_embeddings, low_freq_factor, high_freq_factor)`` returns the
+  new speed of every rotary pair under Llama 3's scaling.
 
 E1 and E2 also take the classic shorter ``solve`` without ``base``, judged on the cases
 with base 10000 only, and E5 the shorter ``solve(relative_position, bidirectional)``
-with T5's sizes built in, judged on the cases with those sizes only (``_calls``).
+with T5's sizes built in, judged on the cases with those sizes only (``_calls``); E6
+and E7 take the four-argument ``solve`` with the reference values of the last two
+built in (rotation counts 32 and 1, band factors 1 and 4).
 
 ``posenc exercise check E1 my_solution.py`` calls :func:`check`, which runs the
 reader's ``solve`` in a child process with limits on time, CPU and memory, on the
 worked examples of the page and on unseen cases from a seeded generator, and judges
 the answers against ``posenc.sinusoidal``, ``posenc.shift_matrix``,
-``posenc.attention``, ``posenc.relative.alibi_slopes`` and
-``posenc.relative.t5_bucket`` (``checker``). A pass needs an answer to every case,
+``posenc.attention``, ``posenc.relative.alibi_slopes``, ``posenc.relative.t5_bucket``
+and ``posenc.rope.inv_freq`` (``checker``). A pass needs an answer to every case,
 each compared in this process; no process the child starts outlives the check. The
 classic mistakes of each exercise are written out as formulas, so a wrong answer can
 be matched to the mistake that produces it.
@@ -33,6 +41,10 @@ References
   Biases Enables Input Length Extrapolation", ICLR 2022 (ALiBi and its head slopes).
 - C. Raffel et al., "Exploring the Limits of Transfer Learning with a Unified
   Text-to-Text Transformer", JMLR 2020, section 2.1 (T5's relative position buckets).
+- B. Peng, J. Quesnelle, H. Fan, E. Shippole, "YaRN: Efficient Context Window
+  Extension of Large Language Models", ICLR 2024, arXiv:2309.00071.
+- A. Grattafiori et al., "The Llama 3 Herd of Models", arXiv:2407.21783 (2024); the
+  scaling of E7 is that of Meta's reference code (``apply_scaling``).
 """
 
 from __future__ import annotations
@@ -48,6 +60,8 @@ from posenc.exercises.e2 import E2
 from posenc.exercises.e3 import E3
 from posenc.exercises.e4 import E4
 from posenc.exercises.e5 import E5
+from posenc.exercises.e6 import E6
+from posenc.exercises.e7 import E7
 
 __all__ = [
     "EXERCISES",
@@ -65,7 +79,7 @@ __all__ = [
 ]
 
 #: Every exercise, by key.
-EXERCISES: dict[str, Exercise] = {e.key: e for e in (E1, E2, E3, E4, E5)}
+EXERCISES: dict[str, Exercise] = {e.key: e for e in (E1, E2, E3, E4, E5, E6, E7)}
 
 
 def exercise(name: str) -> Exercise:
@@ -94,7 +108,9 @@ def listing() -> str:
     E3  Order blindness       solve(X, Wq, Wk, Wv, order)
     E4  The ALiBi slopes      solve(num_heads)
     E5  The T5 buckets        solve(relative_position, bidirectional, num_buckets, max_distance)
-    """
+    E6  The YaRN speeds       solve(head_dim, base, factor, original_max_position_embeddings, beta_fast, beta_slow)
+    E7  The Llama 3 bands     solve(head_dim, base, factor, original_max_position_embeddings, low_freq_factor, high_freq_factor)
+    """  # noqa: E501 (one line per exercise, as printed)
     width = max(len(e.title) for e in EXERCISES.values())
     lines = [f"{e.key}  {e.title:<{width}}  {e.signature}" for e in EXERCISES.values()]
     return "\n".join(lines) + "\n"
@@ -130,7 +146,7 @@ def check(
     Parameters
     ----------
     name : str
-        The exercise: 'E1' to 'E5' (see :func:`exercise`).
+        The exercise: 'E1' to 'E7' (see :func:`exercise`).
     solution : path
         A Python file that defines ``solve``.
     timeout : float, optional
