@@ -76,9 +76,18 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--rope",
-        choices=("speeds", "cache"),
-        help="read TABLE as rotary input: a vector of inverse frequencies (speeds), or an"
-        " .npz/.pt holding cos and sin caches (cache); a .json TABLE is read as a config",
+        choices=("speeds", "cache", "weights"),
+        help="read TABLE as rotary input: a vector of inverse frequencies (speeds), an"
+        " .npz/.pt holding cos and sin caches (cache), or one layer's query and key"
+        " projection weights (weights, with --head-dim); a .json TABLE is read as a config",
+    )
+    parser.add_argument(
+        "--head-dim", type=int, help="--rope weights: the width of one attention head"
+    )
+    parser.add_argument(
+        "--rotary-dim",
+        type=int,
+        help="--rope weights: how many coordinates of each head rotate (default: all)",
     )
     parser.add_argument(
         "--layer-type", help="config.json with one rotary scheme per layer type: which one"
@@ -112,6 +121,8 @@ def _run_rope(args: argparse.Namespace, stdout: TextIO) -> int:
     """Rotary input: a config.json, a vector of speeds, or cos and sin caches."""
     from posenc import identify_rope
 
+    if args.rope == "weights":
+        return _run_weights(args, stdout)
     layout = None
     if str(args.table).endswith(".json"):
         result = identify_rope.identify_config(args.table, layer_type=args.layer_type)
@@ -141,6 +152,80 @@ def _run_rope(args: argparse.Namespace, stdout: TextIO) -> int:
         stdout.write("\n".join(lines) + "\n")
     stdout.flush()
     return EXIT_IDENTIFIED if result.exact else EXIT_NOT_IDENTIFIED
+
+
+#: Names tried, in order, for the query and key weights of --rope weights.
+_WEIGHT_NAMES = (
+    ("q_proj.weight", "k_proj.weight"),
+    ("q_proj", "k_proj"),
+    ("wq.weight", "wk.weight"),
+    ("wq", "wk"),
+    ("query", "key"),
+    ("q", "k"),
+)
+
+
+def _load_weights(path: str, key: str | None) -> tuple[str, str, object, object]:
+    """The query and key weights of an .npz/.pt file: named by --key Q,K or found by name."""
+    if key is not None:
+        names = [part.strip() for part in key.split(",")]
+        if len(names) != 2 or not all(names):
+            raise ValueError(f"--key for --rope weights names two arrays, Q,K; got {key!r}")
+        tried = [tuple(names)]
+    else:
+        tried = list(_WEIGHT_NAMES)
+    for q_name, k_name in tried:
+        try:
+            wq = load_table(path, key=q_name)
+            wk = load_table(path, key=k_name)
+        except ValueError:
+            if key is not None:
+                raise
+            continue
+        return q_name, k_name, wq, wk
+    shown = ", ".join(f"{q}/{k}" for q, k in _WEIGHT_NAMES)
+    raise ValueError(
+        f"cannot find query and key weights in {path!r} (tried {shown}): name them with --key Q,K"
+    )
+
+
+def _run_weights(args: argparse.Namespace, stdout: TextIO) -> int:
+    """--rope weights: which pairing one layer's W_q and W_k are in."""
+    from posenc import identify_rope
+
+    if args.head_dim is None:
+        raise ValueError("--rope weights needs --head-dim, the width of one attention head")
+    q_name, k_name, wq, wk = _load_weights(args.table, args.key)
+    result = identify_rope.identify_pairing(wq, wk, args.head_dim, rotary_dim=args.rotary_dim)
+    out = {"file": args.table, "query": q_name, "key": k_name, **result.as_dict()}
+    if args.json:
+        stdout.write(json.dumps(out, indent=2) + "\n")
+    else:
+        words = {
+            "half": "half (pair i in coordinates i and i + r/2: rotate_half, GPT-NeoX, HF Llama)",
+            "interleaved": "interleaved (pair i in 2i and 2i + 1: Meta's Llama code, GPT-J)",
+        }
+        lines = [
+            f"{args.table}: {q_name} and {k_name}, {result.heads} query and {result.kv_heads}"
+            f" key heads of width {result.head_dim}, {result.rotary_dim} rotated",
+            (
+                f"pairing: {words[result.pairing]}"
+                if result.pairing
+                else "pairing: not identified; the weights do not tell"
+            ),
+            "  are a pair's two coordinates interchangeable? sign-flip test of their energies:",
+            *(
+                f"    {p:<11}  statistic {result.statistic[p]:.3g}, p = {result.p_value[p]:.2g}"
+                + ("  (rejected)" if result.p_value[p] < result.alpha else "")
+                for p in ("half", "interleaved")
+            ),
+            f"  a pairing is named when the other is rejected at level {result.alpha:g} and it"
+            " is not",
+            *(f"  note: {n}" for n in result.notes),
+        ]
+        stdout.write("\n".join(lines) + "\n")
+    stdout.flush()
+    return EXIT_IDENTIFIED if result.pairing else EXIT_NOT_IDENTIFIED
 
 
 def report(result: Identification, name: str) -> str:

@@ -5,6 +5,11 @@ reported error is the largest relative difference over all pairs. Parameters are
 fitted by closed forms: the base from the ratio of the first two speeds (which every scheme
 but "longrope" leaves alone or divides by the same ``s``), ``s`` from the slowest pair, and
 the band edges from where the ratio to the default ladder leaves 1 and reaches ``1/s``.
+
+:func:`identify_pairing` answers another question, about one layer's query and key
+weights: do they pair their rotary coordinates by halves or in turn? Its answer is a
+sign-flip test of the energies of each pair's two coordinates, exact in its level under
+the symmetry its docstring states, and it says when the weights do not tell.
 """
 
 from __future__ import annotations
@@ -17,7 +22,15 @@ import numpy as np
 
 from posenc import rope
 
-__all__ = ["RopeIdentification", "identify_cache", "identify_config", "identify_inv_freq"]
+__all__ = [
+    "PairingIdentification",
+    "RopeIdentification",
+    "identify_cache",
+    "identify_config",
+    "identify_inv_freq",
+    "identify_pairing",
+    "pairing_pairs",
+]
 
 #: Relative tolerance of "exact": a few float32 ulps, so float32-stored vectors qualify.
 FLOAT32_TOLERANCE = 4.0 * 2.0**-23
@@ -296,3 +309,211 @@ def identify_config(config: Any, *, layer_type: str | None = None) -> RopeIdenti
         + f"; the error shown is that identification's ({alone.max_rel_error:.2g})",
     ]
     return result
+
+
+# --------------------------------------------------------------------------------------
+# Which pairing a pair of projection weights is in.
+
+#: Level of the sign-flip test: a pairing whose partners differ with a p-value below it
+#: is rejected.
+PAIRING_ALPHA = 1e-3
+
+#: Sign flips drawn for each test (seeded): p-values resolve to 1 / (draws + 1).
+PAIRING_DRAWS = 9999
+
+
+@dataclass
+class PairingIdentification:
+    """Which pairing the query and key weights of a rotary layer are in, and the evidence.
+
+    ``pairing`` is "half" (pair ``i`` in coordinates ``i`` and ``i + r/2``), "interleaved"
+    (``2i`` and ``2i + 1``) or None when the weights do not tell. For each pairing,
+    ``statistic`` is the mean over its pairs of ``Z_i**2 / V_i``, where ``Z_i`` sums the
+    log energy ratios ``ln(e_a / e_b)`` of the pair's two coordinates over the groups of
+    heads and ``V_i`` sums their squares; ``p_value`` is the chance of a statistic at
+    least as large when every sign is flipped at random, which is exactly how the
+    statistic is distributed if the two coordinates of each pair are interchangeable.
+    """
+
+    pairing: str | None
+    head_dim: int
+    rotary_dim: int
+    heads: int
+    kv_heads: int
+    statistic: dict[str, float]
+    p_value: dict[str, float]
+    alpha: float
+    notes: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready dictionary of the result."""
+        return {
+            "pairing": self.pairing,
+            "head_dim": self.head_dim,
+            "rotary_dim": self.rotary_dim,
+            "heads": self.heads,
+            "kv_heads": self.kv_heads,
+            "statistic": dict(self.statistic),
+            "p_value": dict(self.p_value),
+            "alpha": self.alpha,
+            "notes": list(self.notes),
+        }
+
+
+def _projection(name: str, value: Any, head_dim: int) -> tuple[np.ndarray, bool]:
+    """A 2-D weight as (heads * head_dim, hidden); True if it had to be transposed."""
+    w = np.asarray(value)
+    if w.ndim != 2:
+        raise ValueError(
+            f"{name} must be a matrix (heads * head_dim, hidden), as a PyTorch Linear stores"
+            f" it, got shape {w.shape}; reshape a per-head kernel first"
+        )
+    if not np.issubdtype(w.dtype, np.number) or np.iscomplexobj(w):
+        raise ValueError(f"{name} must hold real numbers, got dtype {w.dtype}")
+    w = w.astype(np.float64)
+    if not np.all(np.isfinite(w)):
+        raise ValueError(f"{name} holds NaN or infinity")
+    if w.shape[0] % head_dim == 0:
+        return w, False
+    if w.shape[1] % head_dim == 0:
+        return w.T, True  # (hidden, heads * head_dim): the Keras and JAX layout
+    raise ValueError(f"neither dimension of {name} {w.shape} is a multiple of head_dim {head_dim}")
+
+
+def _energies(w: np.ndarray, head_dim: int, rotary_dim: int) -> np.ndarray:
+    """Squared row norm of each rotated coordinate of each head: (heads, rotary_dim)."""
+    heads = w.reshape(-1, head_dim, w.shape[1])[:, :rotary_dim, :]  # (h, r, hidden)
+    return np.sum(heads**2, axis=2)  # (h, r)
+
+
+def _flip_test(x: np.ndarray, draws: int, rng: np.random.Generator) -> tuple[float, float]:
+    """Statistic and sign-flip p-value of the log ratios x, (groups, pairs)."""
+    v = np.sum(x**2, axis=0)  # (P,)
+    keep = v > 0
+    x, v = x[:, keep], v[keep]
+    if not keep.any():
+        return 1.0, 1.0
+    observed = float(np.mean(np.sum(x, axis=0) ** 2 / v))
+    larger = 0
+    for start in range(0, draws, 500):
+        n = min(500, draws - start)
+        signs = rng.choice(np.array([-1.0, 1.0]), size=(n, *x.shape))  # (n, G, P)
+        null = np.mean(np.sum(signs * x, axis=1) ** 2 / v, axis=1)  # (n,)
+        larger += int(np.sum(null >= observed * (1 - 1e-12)))
+    return observed, (larger + 1) / (draws + 1)
+
+
+def pairing_pairs(rotary_dim: int, pairing: str) -> np.ndarray:
+    """The coordinates ``(a, b)`` of each pair, shape (rotary_dim/2, 2).
+
+    Examples
+    --------
+    >>> pairing_pairs(6, "half").tolist()
+    [[0, 3], [1, 4], [2, 5]]
+    >>> pairing_pairs(6, "interleaved").tolist()
+    [[0, 1], [2, 3], [4, 5]]
+    """
+    half = rotary_dim // 2
+    if pairing == "half":
+        return np.stack([np.arange(half), np.arange(half) + half], axis=1)
+    if pairing == "interleaved":
+        return np.stack([np.arange(0, rotary_dim, 2), np.arange(1, rotary_dim, 2)], axis=1)
+    raise ValueError(f'pairing must be "half" or "interleaved", got {pairing!r}')
+
+
+def identify_pairing(
+    wq: Any,
+    wk: Any,
+    head_dim: int,
+    *,
+    rotary_dim: int | None = None,
+    alpha: float = PAIRING_ALPHA,
+    draws: int = PAIRING_DRAWS,
+    seed: int = 0,
+) -> PairingIdentification:
+    """Say whether query and key weights pair their rotary coordinates by halves or in turn.
+
+    The weights are those of one layer, ``W_q`` of shape (heads * head_dim, hidden) and
+    ``W_k`` of shape (kv_heads * head_dim, hidden), as PyTorch and Hugging Face store them
+    (the transpose, as Keras and JAX store them, is recognised). Query heads share key
+    heads in consecutive groups, as Hugging Face's ``repeat_kv`` shares them. Only the
+    first ``rotary_dim`` coordinates of each head are rotated (partial rotary); by
+    default all are.
+
+    The evidence is a test, not a proof. Turning one pair's plane by a quarter turn, in
+    one key head and the query heads that share it, changes nothing the model computes;
+    it swaps the pair's two rows there and negates one. An initialisation and an
+    optimiser that treat the coordinates alike (i.i.d. weights; SGD, Adam, AdamW) give
+    weights whose distribution does not change under any of these turns. So under the
+    right pairing, the log ratio ``ln(e_a / e_b)`` of the energies (squared row norms) of
+    a pair's two coordinates, summed over a group of heads, is as likely to be negative
+    as positive, independently for every group and pair: its signs are fair coins, and a
+    sign-flip test has exactly its stated level. Under the wrong pairing the two
+    coordinates belong to pairs of different speeds, and when trained heads give those
+    speeds different energies in the same direction across groups, the test rejects it.
+
+    A pairing is named when the other one is rejected at level ``alpha`` and it is not.
+    When neither is rejected (untrained weights, or too few groups of heads) or both are
+    (not a rotary layer in either layout), the answer is None, with a note saying which.
+    """
+    head_dim = int(head_dim)
+    if head_dim < 2 or head_dim % 2:
+        raise ValueError(f"head_dim must be an even integer >= 2, got {head_dim}")
+    r = head_dim if rotary_dim is None else int(rotary_dim)
+    if r < 4 or r % 2 or r > head_dim:
+        raise ValueError(f"rotary_dim must be even, >= 4 and <= head_dim {head_dim}, got {r}")
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be between 0 and 1, got {alpha!r}")
+    draws = int(draws)
+    if draws < 99:
+        raise ValueError(f"draws must be at least 99, got {draws}")
+    q, q_turned = _projection("W_q", wq, head_dim)
+    k, k_turned = _projection("W_k", wk, head_dim)
+    if q.shape[1] != k.shape[1]:
+        raise ValueError(
+            f"W_q and W_k must read the same hidden size, got {q.shape[1]} and {k.shape[1]}"
+        )
+    heads, kv_heads = q.shape[0] // head_dim, k.shape[0] // head_dim
+    if heads % kv_heads:
+        raise ValueError(
+            f"{heads} query heads cannot share {kv_heads} key heads evenly (grouped attention)"
+        )
+    eq, ek = _energies(q, head_dim, r), _energies(k, head_dim, r)  # (h, r), (g, r)
+    for name, e in (("W_q", eq), ("W_k", ek)):
+        if np.any(e <= 0):
+            head, row = (int(v[0]) for v in np.nonzero(e <= 0))
+            raise ValueError(
+                f"{name} has a row of zeros (head {head}, coordinate {row}): its energy"
+                " cannot be compared"
+            )
+    rng = np.random.default_rng(seed)
+    statistic, p_value = {}, {}
+    for name in ("half", "interleaved"):
+        pairs = pairing_pairs(r, name)
+        lq = np.log(eq[:, pairs[:, 0]] / eq[:, pairs[:, 1]])  # (h, P)
+        lk = np.log(ek[:, pairs[:, 0]] / ek[:, pairs[:, 1]])  # (g, P)
+        x = lk + lq.reshape(kv_heads, heads // kv_heads, -1).sum(axis=1)  # (g, P)
+        statistic[name], p_value[name] = _flip_test(x, draws, rng)
+    notes = []
+    if q_turned or k_turned:
+        notes.append(
+            "read as (hidden, heads * head_dim), the Keras and JAX layout, and transposed"
+        )
+    rejected = [name for name in ("half", "interleaved") if p_value[name] < alpha]
+    pairing = None
+    if len(rejected) == 1:
+        pairing = "interleaved" if rejected == ["half"] else "half"
+    elif not rejected:
+        notes.append(
+            f"neither pairing is rejected at level {alpha:g}: the two coordinates of every"
+            " pair look interchangeable under both, as in untrained weights"
+            + (" or with a single group of heads" if kv_heads == 1 else "")
+        )
+    else:
+        notes.append(
+            f"both pairings are rejected at level {alpha:g}: under neither do the"
+            " coordinates of a pair look interchangeable (another layout, or not rotary)"
+        )
+    return PairingIdentification(
+        pairing, head_dim, r, heads, kv_heads, statistic, p_value, alpha, notes
+    )
