@@ -134,6 +134,22 @@ def plain(entry: Proposition, *, site_url: str, version: str, year: str) -> str:
     )
 
 
+def scholar_tags(entry: Proposition, *, site_url: str, date: datetime) -> list[tuple[str, str]]:
+    """The Highwire Press ``citation_*`` meta tags of a proposition page, as (name, content).
+
+    Google Scholar and Zotero read these to see a citable item: the title (with its
+    permanent number, as the plain citation gives it), the author, the date of the
+    sources (not of the build) and the permanent link. No ``citation_pdf_url``: the
+    site publishes no PDF of a single proposition.
+    """
+    return [
+        ("citation_title", f"Proposition {entry.number}: {entry.title}"),
+        ("citation_author", AUTHOR),
+        ("citation_publication_date", date.strftime("%Y/%m/%d")),
+        ("citation_public_url", permalink(site_url, entry)),
+    ]
+
+
 def cite_block(entry: Proposition, *, site_url: str, version: str, year: str, note: str) -> str:
     """Markdown for the Cite section: BibTeX, plain text, permanent link (each copyable)."""
     link = permalink(site_url, entry)

@@ -343,6 +343,11 @@ def _page_markdown(markdown: str, page) -> str:
         generated.update(proposition_blocks(build, entry, base))
         # Found first by search, and titled by its permanent number.
         page.meta.setdefault("search", {}).setdefault("boost", 4)
+        # Read by overrides/main.html, which prints them as <meta> without escaping.
+        tags = cite.scholar_tags(entry, site_url=build.site_url, date=cite.source_date(ROOT))
+        page.meta["posenc_citation"] = [
+            (name, html.escape(content, quote=True)) for name, content in tags
+        ]
         markdown = blocks.numbered_title(markdown, entry)
     markdown = bind.render(blocks.fill(markdown, generated), build.values, own)
     return blocks.figure_alts(markdown, entry) if entry is not None else markdown

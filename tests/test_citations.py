@@ -205,3 +205,43 @@ def test_make_pdf_writes_the_corpus(site_dir, tmp_path):
     data = out.read_bytes()
     assert data.startswith(b"%PDF-") and len(data) > 100_000
     assert data.count(b"/Type /Page") + data.count(b"/Type/Page") >= 10
+
+
+_META = re.compile(r'<meta name="(citation_[a-z_]+)" content="([^"]*)">')
+
+
+def test_every_proposition_page_has_the_four_scholar_tags(site_dir, entries, site_url):
+    """Highwire tags, as Google Scholar and Zotero read them, parsed from the built HTML."""
+    for n, entry in entries.items():
+        page = (site_dir / entry.url / "index.html").read_text(encoding="utf-8")
+        head = page.split("</head>", 1)[0]
+        tags = [(name, entities.unescape(value)) for name, value in _META.findall(head)]
+        names = [name for name, _ in tags]
+        assert names == [
+            "citation_title",
+            "citation_author",
+            "citation_publication_date",
+            "citation_public_url",
+        ], f"Proposition {n}: {names}"
+        found = dict(tags)
+        assert found["citation_title"] == f"Proposition {n}: {entry.title}"
+        assert found["citation_author"] == "The posenc authors"
+        assert re.fullmatch(r"\d{4}/\d{2}/\d{2}", found["citation_publication_date"])
+        # The date is the sources' date: its year is the year the BibTeX cites.
+        [bib] = code_blocks(page, "BibTeX")
+        year = parse_bibtex(bib)[2]["year"]
+        assert found["citation_publication_date"][:4] == year, f"Proposition {n}"
+        url = found["citation_public_url"]
+        assert url == site_url.rstrip("/") + "/" + entry.permalink
+        stub = site_dir / url.removeprefix(site_url.rstrip("/") + "/") / "index.html"
+        assert stub.is_file(), f"Proposition {n}: {url} is not a page of the site"
+
+
+def test_other_pages_carry_no_scholar_tags(site_dir, entries):
+    own = {(site_dir / e.url / "index.html").resolve() for e in entries.values()}
+    tagged = [
+        path.relative_to(site_dir).as_posix()
+        for path in site_dir.rglob("*.html")
+        if path.resolve() not in own and _META.search(path.read_text(encoding="utf-8"))
+    ]
+    assert not tagged, f"citation tags on pages that are not a proposition: {tagged[:5]}"
