@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from posenc import rope
+from posenc.rotary import _halves, _pairing
 
 __all__ = [
     "PairingIdentification",
@@ -413,12 +414,9 @@ def pairing_pairs(rotary_dim: int, pairing: str) -> np.ndarray:
     >>> pairing_pairs(6, "interleaved").tolist()
     [[0, 1], [2, 3], [4, 5]]
     """
-    half = rotary_dim // 2
-    if pairing == "half":
-        return np.stack([np.arange(half), np.arange(half) + half], axis=1)
-    if pairing == "interleaved":
-        return np.stack([np.arange(0, rotary_dim, 2), np.arange(1, rotary_dim, 2)], axis=1)
-    raise ValueError(f'pairing must be "half" or "interleaved", got {pairing!r}')
+    first, second = _halves(rotary_dim, _pairing(pairing))  # as posenc.rotary turns them
+    coordinates = np.arange(rotary_dim)
+    return np.stack([coordinates[first], coordinates[second]], axis=1)
 
 
 def identify_pairing(
