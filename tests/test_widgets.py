@@ -4,7 +4,9 @@ Four widgets, each included in a proposition page from ``docs/includes/widgets/`
 
 - ``dog-bites-man`` (Proposition 4): the toy sentence in both orders; without the
   position code every word's output is the same in both (distance exactly 0),
-  with it they differ;
+  with it they differ; a guess first, then a walk of six steps (word vectors,
+  scores, shares, outputs, the code, outputs again), each lighting its part of
+  the tables;
 - ``heatmap`` (Proposition 5): the sinusoidal code for a chosen width and length,
   and the code of a chosen position;
 - ``clock-bank`` (Proposition 8): one clock per chosen pair, and the block of
@@ -17,7 +19,7 @@ Four widgets, each included in a proposition page from ``docs/includes/widgets/`
 
 Each widget writes its current numbers into its ``data-state`` attribute. The
 tests drive the widgets with the mouse, the keyboard and a touch screen, read
-that attribute and compare it with :mod:`posenc` (``sinusoidal``, ``attention``,
+that attribute and compare it with :mod:`posenc` (``sinusoidal``, ``attention``, ``softmax``,
 ``shift_matrix``, ``relative.alibi_slopes``, ``relative.alibi_bias`` and ``rope``) to
 within 1e-12. They also check the static version shown without JavaScript, the accessible
 names and descriptions, the live region, the canvas resolution, the focus ring, the
@@ -31,6 +33,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 import numpy as np
@@ -354,6 +357,440 @@ def test_dog_bites_man_touch(page_of, open_widget, touch_context) -> None:
     _check_dog(w, with_code=True)
     w.root.get_by_role("button", name=re.compile("position code")).tap()
     _check_dog(w, with_code=False)
+
+
+# ----------------------------------------------------------------------------
+# 1b. Dog bites man, step by step: a guess first, then six steps
+
+
+# What each step of the walk lights, as the issue asks for it: the word vectors, the
+# scores, the shares, the outputs (equal in both orders), the code, the outputs again.
+WALK = {
+    1: ("The word vectors", {"in"}, {"inputs"}),
+    2: ("The scores", {"scores"}, {"scores"}),
+    3: ("The shares", {"shares"}, {"shares"}),
+    4: ("The outputs, in both orders", {"out", "dist"}, {"outputs", "distances"}),
+    5: ("Add the position code", {"code", "in"}, {"code", "inputs"}),
+    6: ("The outputs now differ", {"out", "dist"}, {"outputs", "distances"}),
+}
+PARTS = ("code", "in", "scores", "shares", "out")
+
+# Everything the walk shows, read in one round trip.
+_WALK_SHOWN = """
+root => {
+  const texts = (cells) => [...cells].map((c) => c.textContent);
+  const weight = (el) => el ? getComputedStyle(el).fontWeight : null;
+  return {
+    state: JSON.parse(root.dataset.state),
+    tables: [...root.querySelectorAll("table.posenc-dog__table")].map((t) => ({
+      sentence: t.dataset.sentence,
+      words: texts(t.querySelectorAll("thead th.posenc-dog__word > span:last-child")),
+      parts: Object.fromEntries([...t.querySelectorAll("tbody[data-part]")].map((b) => [
+        b.dataset.part,
+        {
+          visible: b.checkVisibility(),
+          rows: [...b.rows].map((r) => texts(r.querySelectorAll("td.posenc-num"))),
+          labels: [...b.rows].map((r) => r.querySelector(".posenc-dog__label").textContent),
+          weight: weight(b.querySelector("td.posenc-num")),
+          marker: getComputedStyle(b.querySelector("th.posenc-dog__part")).boxShadow,
+        },
+      ])),
+    })),
+    dist: texts(root.querySelectorAll(".posenc-dog__dist td.posenc-num")),
+    distOutline: getComputedStyle(root.querySelector(".posenc-dog__dist")).outlineStyle,
+    lit: [...root.querySelectorAll(".posenc-dog--lit")].map((el) => [
+      el.dataset.part, el.hasAttribute("data-lit"), el.closest("table").dataset.sentence || "",
+    ]),
+    current: [...root.querySelectorAll(".posenc-walk__step")].map(
+      (b) => b.getAttribute("aria-current")),
+    disabled: [...root.querySelectorAll(".posenc-walk__move")].map(
+      (b) => b.getAttribute("aria-disabled")),
+    heading: root.querySelector(".posenc-walk__now").textContent,
+    text: root.querySelector(".posenc-walk__text").textContent,
+    reply: root.querySelector(".posenc-guess__answer").checkVisibility()
+      ? root.querySelector(".posenc-guess__answer").textContent : null,
+    pressed: [...root.querySelectorAll(".posenc-guess__choice")].map(
+      (b) => [b.dataset.guess, b.getAttribute("aria-pressed")]),
+  };
+}
+"""
+
+
+def _fixed3(x: float) -> str:
+    """How the dog widget's tables print a number: 3 decimals, ties away from 0, no -0.000."""
+    text = str(Decimal(float(x)).quantize(Decimal("0.001"), rounding=ROUND_HALF_UP))
+    if re.fullmatch(r"-0\.0*", text):
+        text = text[1:]
+    return text.replace("-", "\u2212")
+
+
+def _close_rel(actual, expected, what: str) -> None:
+    """Equal to 1e-12 relative, entry by entry (an exact 0 must be an exact 0)."""
+    actual = np.asarray(actual, dtype=np.float64)
+    expected = np.asarray(expected, dtype=np.float64)
+    assert actual.shape == expected.shape, f"{what}: shape {actual.shape} != {expected.shape}"
+    np.testing.assert_allclose(actual, expected, rtol=TOLERANCE, atol=0, err_msg=what)
+
+
+def _walk_expected(words: dict[str, list[float]], with_code: bool) -> dict:
+    """Per sentence, from posenc: code, inputs, scores, shares and outputs; and the distances."""
+    names = list(words)
+    n, width = len(names), len(words[names[0]])
+    eye = np.eye(width)
+    code = posenc.sinusoidal(n, width) if with_code else np.zeros((n, width))  # (n, d)
+    sentences = {}
+    for order in (names, names[::-1]):
+        x = np.array([words[name] for name in order], dtype=np.float64) + code  # (n, d)
+        scores = x @ x.T / np.sqrt(width)  # (n, n): query i, key j
+        shares = posenc.softmax(scores, axis=-1)  # (n, n): rows add up to 1
+        out = posenc.attention(x, eye, eye, eye)  # (n, d)
+        _close_rel(shares @ x, out, "posenc: the shares mix the values into the outputs")
+        sentences[" ".join(order)] = {
+            "order": order,
+            "code": code,
+            "x": x,
+            "scores": scores,
+            "shares": shares,
+            "out": out,
+        }
+    one, two = sentences.values()
+    distances = {
+        name: float(
+            np.linalg.norm(one["out"][names.index(name)] - two["out"][n - 1 - names.index(name)])
+        )
+        for name in names
+    }  # the second order is the first reversed
+    return {"sentences": sentences, "distances": distances}
+
+
+def _step_quotes(step: int, words: dict[str, list[float]], expected: dict) -> list[str]:
+    """The numbers step ``step`` quotes in its text, printed from posenc's values."""
+    names = list(words)
+    first, last, n = names[0], names[-1], len(names)
+    s1, s2 = expected["sentences"].values()
+    width = len(words[first])
+
+    def vector(v) -> str:
+        return "(" + ", ".join(_shown(x) for x in v) + ")"
+
+    def distances() -> str:
+        return ", ".join(f"{name} {_shown(expected['distances'][name])}" for name in names)
+
+    return {
+        1: [f"{first} = {vector(words[first])}", f"position {n - 1} in"],
+        2: [
+            f"\u221a{width} = {_shown(np.sqrt(width))}",
+            f"score {_shown(s1['scores'][0, n - 1])} in \u201c{' '.join(s1['order'])}\u201d",
+            f"and {_shown(s2['scores'][n - 1, 0])} in \u201c{' '.join(s2['order'])}\u201d",
+        ],
+        3: [
+            f"{first} gives {last} the share {_shown(s1['shares'][0, n - 1])} in",
+            f"and {_shown(s2['shares'][n - 1, 0])} in",
+        ],
+        4: [f"two outputs: {', '.join(f'{name} 0' for name in names)}."],
+        5: [f"PE(1) = {vector(_pe(1, width))}", f"{first} + PE({n - 1})"],
+        6: [f"Distances: {distances()}."],
+    }[step]
+
+
+def _check_walk(w: Opened, step: int) -> dict:
+    """Everything step ``step`` of the walk shows, against posenc computed here."""
+    shown = w.root.evaluate(_WALK_SHOWN)
+    state = shown["state"]
+    words = json.loads(w.root.get_attribute("data-words"))
+    names = list(words)
+    name, parts, keys = WALK[step]
+    with_code = step >= 5
+    assert state["step"] == step and state["stepName"] == name, (state["step"], step)
+    assert state["withCode"] is with_code
+    expected = _walk_expected(words, with_code)
+
+    # Every number of the state, at every step.
+    for title, e in expected["sentences"].items():
+        _close_rel(state["inputs"][title], e["x"], f"step {step}, {title}: inputs")
+        _close_rel(state["scores"][title], e["scores"], f"step {step}, {title}: scores")
+        _close_rel(state["shares"][title], e["shares"], f"step {step}, {title}: shares")
+        _close_rel(state["outputs"][title], e["out"], f"step {step}, {title}: outputs")
+    if with_code:
+        _close_rel(state["code"], posenc.sinusoidal(len(names), len(words[names[0]])), "the code")
+    else:
+        assert state["code"] is None
+    for word in names:
+        if with_code:
+            assert expected["distances"][word] > 1e-3, f"posenc: {word} should move"
+            _close_rel(state["distances"][word], expected["distances"][word], f"{word}: distance")
+        else:
+            assert expected["distances"][word] <= TOLERANCE, f"posenc: {word} should not move"
+            assert state["distances"][word] == 0.0, f"{word}: without the code, exactly 0"
+
+    # The step's own numbers.
+    assert set(state["shown"]) == keys, (step, sorted(state["shown"]))
+    for key in keys:
+        if key == "distances":
+            assert state["shown"][key] == state["distances"]
+            continue
+        if key == "code":
+            _close_rel(state["shown"][key], state["code"], f"step {step}: the code")
+            continue
+        field = {"inputs": "x", "scores": "scores", "shares": "shares", "outputs": "out"}[key]
+        for title, e in expected["sentences"].items():
+            _close_rel(state["shown"][key][title], e[field], f"step {step}, {title}: {key}")
+
+    # The tables, at the 3 decimals they show: each word's column holds, downwards, its
+    # code, its input, its score for and share given to each partner, and its output.
+    assert [t["sentence"] for t in shown["tables"]] == list(expected["sentences"])
+    for table in shown["tables"]:
+        e = expected["sentences"][table["sentence"]]
+        assert table["words"] == e["order"]
+        assert table["parts"]["code"]["visible"] is with_code, "the code rows show with the code"
+        values_of = (e["code"], e["x"], e["scores"], e["shares"], e["out"])
+        for part, values in zip(PARTS, values_of, strict=True):
+            text = [[_fixed3(v) for v in row] for row in values.T]
+            assert table["parts"][part]["rows"] == text, (step, table["sentence"], part)
+        for part in ("scores", "shares"):
+            assert table["parts"][part]["labels"] == ["with " + word for word in e["order"]]
+    assert shown["dist"] == [_shown(state["distances"][word]) for word in names]
+
+    # The highlight: the step's parts in both sentences, by panel, weight and marker.
+    lit = {part for part, _, _ in shown["lit"]}
+    assert lit == parts, f"step {step} lights {sorted(lit)}, not {sorted(parts)}"
+    assert all(flag for _, flag, _ in shown["lit"])
+    for part in parts - {"dist"}:  # a part of the sentences' tables is lit in both
+        assert {where for p, _, where in shown["lit"] if p == part} == set(expected["sentences"])
+    for table in shown["tables"]:
+        for part in PARTS:
+            info = table["parts"][part]
+            if not info["visible"]:
+                continue
+            on = part in parts
+            assert (info["weight"] == "700") is on, (step, part, info["weight"])
+            assert (info["marker"] != "none") is on, (step, part, info["marker"])
+    assert (shown["distOutline"] != "none") is ("dist" in parts)
+
+    # The step list, the moves and the panel.
+    assert shown["current"] == ["step" if k == step else None for k in range(1, 7)]
+    assert shown["disabled"] == [str(step == 1).lower(), str(step == 6).lower()]
+    assert shown["heading"] == f"Step {step} of 6: {name}"
+    for quote in _step_quotes(step, words, expected):
+        assert quote in shown["text"], f"step {step} should say {quote!r}:\n{shown['text']}"
+    if step == 4:  # equal in both orders: each word's column is the same in both tables
+        first, second = shown["tables"]
+        for word in names:
+            i, j = first["words"].index(word), second["words"].index(word)
+            a = [row[i] for row in first["parts"]["out"]["rows"]]
+            b = [row[j] for row in second["parts"]["out"]["rows"]]
+            assert a == b, f"step 4: {word}'s output is shown differently in the two orders"
+            outputs = state["outputs"]
+            assert outputs[first["sentence"]][i] == outputs[second["sentence"]][j], word
+    if step == 6:  # the code makes every word's two outputs differ
+        first, second = shown["tables"]
+        for word in names:
+            i, j = first["words"].index(word), second["words"].index(word)
+            a = [row[i] for row in first["parts"]["out"]["rows"]]
+            b = [row[j] for row in second["parts"]["out"]["rows"]]
+            assert a != b, f"step 6: {word}'s output should differ between the two orders"
+    return shown
+
+
+def _guess_answer(words: dict[str, list[float]]) -> str:
+    """What posenc says: with no code, is every word's output the same in both orders?"""
+    moved = _walk_expected(words, with_code=False)["distances"]
+    return "same" if all(d <= TOLERANCE for d in moved.values()) else "differ"
+
+
+def test_dog_walk_by_click(page_of, open_widget) -> None:
+    w = open_widget(page_of("dog-bites-man"), "dog-bites-man")
+    shown = _check_walk(w, 1)
+    assert shown["reply"] is None, "the answer waits for a guess or for step 4"
+    assert w.state()["revealed"] is False
+    nxt = w.root.get_by_role("button", name="Next step")
+    for step in range(2, 7):
+        nxt.click()
+        shown = _check_walk(w, step)
+        announced = w.announced()
+        assert announced.startswith(f"Step {step} of 6: {WALK[step][0]}."), announced
+        if step < 4:
+            assert shown["reply"] is None, f"the answer showed at step {step}"
+    nxt.click(force=True)  # at the end, Next is aria-disabled: nothing moves
+    _check_walk(w, 6)
+    prev = w.root.get_by_role("button", name="Previous step")
+    for step in range(5, 0, -1):
+        prev.click()
+        _check_walk(w, step)
+    for step in (6, 3, 5, 2, 4, 1):  # the list goes straight to a step
+        w.root.locator(f".posenc-walk__step[data-step='{step}']").click()
+        _check_walk(w, step)
+
+
+def test_dog_walk_by_keyboard(page_of, open_widget) -> None:
+    w = open_widget(page_of("dog-bites-man"), "dog-bites-man")
+    nxt = w.root.get_by_role("button", name="Next step")
+    nxt.focus()
+    w.page.keyboard.press("Shift+Tab")
+    w.page.keyboard.press("Tab")  # focus by keyboard, so :focus-visible applies
+    ring = nxt.evaluate(
+        "el => [el === document.activeElement, getComputedStyle(el).outlineStyle,"
+        " parseFloat(getComputedStyle(el).outlineWidth)]"
+    )
+    assert ring[0] and ring[1] != "none" and ring[2] >= 2, f"no visible focus ring: {ring}"
+    w.page.keyboard.press("Enter")
+    _check_walk(w, 2)
+    w.page.keyboard.press("Space")
+    _check_walk(w, 3)
+    w.page.keyboard.press("ArrowRight")
+    _check_walk(w, 4)
+    assert "Answer." in w.announced(), "reaching step 4 says the answer"
+    w.page.keyboard.press("End")
+    _check_walk(w, 6)
+    w.page.keyboard.press("ArrowLeft")
+    _check_walk(w, 5)
+    w.page.keyboard.press("Home")
+    _check_walk(w, 1)
+    # From the step list, the arrows move the step and the focus with it.
+    w.root.locator(".posenc-walk__step[data-step='1']").focus()
+    for step in range(2, 7):
+        w.page.keyboard.press("ArrowRight")
+        _check_walk(w, step)
+        current = w.page.evaluate("document.activeElement.dataset.step")
+        assert current == str(step), f"focus stayed on step {current}, not {step}"
+    w.page.keyboard.press("Shift+Tab")
+    w.page.keyboard.press("Shift+Tab")
+    w.page.keyboard.press("Enter")  # step 4's button, two to the left
+    _check_walk(w, 4)
+
+
+def test_dog_guess_first(page_of, open_widget) -> None:
+    w = open_widget(page_of("dog-bites-man"), "dog-bites-man")
+    words = json.loads(w.root.get_attribute("data-words"))
+    answer = _guess_answer(words)
+    assert answer == "same", "posenc: attention alone does not tell the two orders apart"
+    title = w.root.locator(".posenc-guess .admonition-title").inner_text()
+    assert title.startswith("Guess first") and "no position code" in title, title
+    group = w.root.get_by_role("group", name=re.compile("Guess first"))
+    assert group.count() == 1
+    shown = w.root.evaluate(_WALK_SHOWN)
+    assert shown["reply"] is None and shown["pressed"] == [["same", "false"], ["differ", "false"]]
+    assert shown["state"]["answer"] == answer and shown["state"]["guess"] is None
+
+    w.root.get_by_role("button", name=re.compile("^Yes")).click()  # the wrong guess
+    shown = w.root.evaluate(_WALK_SHOWN)
+    assert shown["pressed"] == [["same", "false"], ["differ", "true"]]
+    assert shown["reply"].startswith("Your guess was the other answer. No:"), shown["reply"]
+    assert "same partners with the same scores and shares" in shown["reply"]
+    assert w.announced() == shown["reply"]
+    assert shown["state"]["guess"] == "differ" and shown["state"]["revealed"] is True
+    _check_walk(w, 1)  # guessing does not move the walk
+
+    choice = w.root.get_by_role("button", name=re.compile("^No"))
+    choice.focus()
+    w.page.keyboard.press("Enter")  # by keyboard, the right one
+    shown = w.root.evaluate(_WALK_SHOWN)
+    assert shown["pressed"] == [["same", "true"], ["differ", "false"]]
+    assert shown["reply"].startswith("Your guess is right. No:"), shown["reply"]
+
+
+def test_dog_guess_is_answered_at_step_4(page_of, open_widget) -> None:
+    w = open_widget(page_of("dog-bites-man"), "dog-bites-man")
+    for step in (2, 3):
+        w.root.locator(f".posenc-walk__step[data-step='{step}']").click()
+        assert _check_walk(w, step)["reply"] is None
+    w.root.locator(".posenc-walk__step[data-step='4']").click()
+    shown = _check_walk(w, 4)
+    assert shown["reply"] and shown["reply"].startswith("Answer. No:"), shown["reply"]
+    assert all(pressed == "false" for _, pressed in shown["pressed"])
+    announced = w.announced()
+    assert announced.startswith("Step 4 of 6") and "Answer. No:" in announced, announced
+    w.root.locator(".posenc-walk__step[data-step='1']").click()
+    assert _check_walk(w, 1)["reply"] == shown["reply"], "once answered, the answer stays"
+
+
+def test_dog_switch_and_walk_agree(page_of, open_widget) -> None:
+    w = open_widget(page_of("dog-bites-man"), "dog-bites-man")
+    switch = w.root.get_by_role("button", name=re.compile("position code"))
+    switch.click()  # on: the walk's outputs with the code
+    _check_walk(w, 6)
+    switch.click()  # off: the outputs without it
+    _check_walk(w, 4)
+    w.root.locator(".posenc-walk__step[data-step='5']").click()
+    assert switch.get_attribute("aria-pressed") == "true"
+    w.root.locator(".posenc-walk__step[data-step='3']").click()
+    assert switch.get_attribute("aria-pressed") == "false"
+
+
+def test_dog_walk_touch(page_of, open_widget, touch_context) -> None:
+    w = open_widget(page_of("dog-bites-man"), "dog-bites-man", touch_context)
+    _fits_a_phone(w)
+    w.root.get_by_role("button", name=re.compile("^No")).tap()
+    assert w.root.evaluate(_WALK_SHOWN)["reply"].startswith("Your guess is right.")
+    _fits_a_phone(w)
+    nxt = w.root.get_by_role("button", name="Next step")
+    for step in range(2, 7):
+        nxt.tap()
+        _check_walk(w, step)
+        _fits_a_phone(w)
+    w.root.locator(".posenc-walk__step[data-step='2']").tap()
+    _check_walk(w, 2)
+
+
+def test_dog_walk_without_javascript(page_of, new_context) -> None:
+    context = new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(page_of("dog-bites-man"))
+    static = page.locator('[data-posenc-widget="dog-bites-man"] .posenc-widget__static').first
+    guess = static.locator("details.question")
+    assert guess.count() == 1 and guess.is_visible()
+    assert guess.locator("summary").inner_text().startswith("Guess first")
+    assert not guess.locator("p").is_visible(), "the answer stays folded until the reader opens it"
+    guess.locator("summary").click()
+    assert guess.locator("p").inner_text().startswith("No."), "without JavaScript it still opens"
+    steps = static.locator("ol.posenc-widget__steps > li").all_inner_texts()
+    heads = [text.split(".")[0] for text in steps]
+    assert heads == [WALK[k][0] for k in range(1, 7)], heads
+    page.close()
+
+
+# A non-text mark needs 3:1 against what is next to it (WCAG 1.4.11).
+_MARKS = """
+root => {
+  const parse = (c) => (c.match(/rgba?\\(([^)]+)\\)/) || [null, "0,0,0,0"])[1]
+    .split(/[\\s,/]+/).filter(Boolean).map(Number);
+  const lum = (rgb) => {
+    const linear = (v) => (v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+    const [r, g, b] = rgb.slice(0, 3).map(linear);
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const ratio = (a, b) => {
+    const [hi, lo] = [lum(a), lum(b)].sort((x, y) => y - x);
+    return (hi + 0.05) / (lo + 0.05);
+  };
+  const page = parse(getComputedStyle(root).backgroundColor);
+  const out = [];
+  for (const th of root.querySelectorAll(".posenc-dog--lit th.posenc-dog__part")) {
+    const bar = parse(getComputedStyle(th).boxShadow);
+    out.push(["marker on its panel", ratio(bar, parse(getComputedStyle(th).backgroundColor))]);
+    out.push(["panel edge on the page", ratio(bar, page)]);
+  }
+  for (const t of root.querySelectorAll("table.posenc-dog--lit")) {
+    out.push(["outline on the page", ratio(parse(getComputedStyle(t).outlineColor), page)]);
+  }
+  return out;
+}
+"""
+
+
+@pytest.mark.parametrize("scheme", ["default", "slate"])
+def test_dog_walk_contrast(scheme: str, page_of, open_widget) -> None:
+    w = open_widget(page_of("dog-bites-man"), "dog-bites-man")
+    w.page.evaluate(f"document.body.setAttribute('data-md-color-scheme', '{scheme}')")
+    w.root.get_by_role("button", name=re.compile("^Yes")).click()  # the answer shows too
+    for step in range(1, 7):
+        w.root.locator(f".posenc-walk__step[data-step='{step}']").click()
+        bad = w.root.evaluate(_CONTRAST)
+        assert not bad, f"step {step}, text below 4.5:1 in the {scheme} scheme:\n" + "\n".join(bad)
+        marks = w.root.evaluate(_MARKS)
+        assert marks, f"step {step} marks nothing"
+        weak = [f"{what}: {ratio:.2f}" for what, ratio in marks if ratio < 3]
+        assert not weak, f"step {step}, highlight below 3:1 in the {scheme} scheme: {weak}"
 
 
 # ----------------------------------------------------------------------------

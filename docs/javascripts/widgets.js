@@ -4,7 +4,8 @@
  * Every element with a data-posenc-widget attribute becomes a live widget:
  *
  *   "dog-bites-man"  Proposition 4: the toy sentence in both word orders, with
- *                    and without the sinusoidal code;
+ *                    and without the sinusoidal code: a guess first, then a
+ *                    walk of six steps through the computation;
  *   "heatmap"        Proposition 5: the code as a heatmap, one position's code
  *                    and three of its rows drawn as waves;
  *   "clock-bank"     Proposition 8: one clock per chosen pair, and the rotation
@@ -62,12 +63,16 @@
     return total;
   }
 
-  /** One head of self-attention with Wq = Wk = Wv = I: softmax(X X^T / sqrt(d)) X. */
+  /**
+   * One head of self-attention with Wq = Wk = Wv = I: softmax(X X^T / sqrt(d)) X.
+   * Returns the scores X X^T / sqrt(d), the shares (each row a softmax, adding up
+   * to 1) and the outputs, one row per word in sentence order.
+   */
   function selfAttention(rows) {
     var n = rows.length;
     var d = rows[0].length;
     var scale = Math.sqrt(d);
-    var out = [];
+    var result = { scores: [], shares: [], outputs: [] };
     for (var i = 0; i < n; i++) {
       var scores = [];
       for (var j = 0; j < n; j++) {
@@ -85,9 +90,11 @@
         for (var k = 0; k < n; k++) terms.push(weights[k] * rows[k][col]);
         row.push(canonicalSum(terms));
       }
-      out.push(row);
+      result.scores.push(scores);
+      result.shares.push(weights);
+      result.outputs.push(row);
     }
-    return out;
+    return result;
   }
 
   function distance(a, b) {
@@ -355,16 +362,229 @@
     return words;
   }
 
+  /**
+   * The six steps of "How it works". `parts` names the data-part of the tables
+   * that the step lights; `code` says whether the position code is on in it.
+   */
+  var DOG_STEPS = [
+    { name: "The word vectors", short: "Word vectors", parts: ["in"], code: false },
+    { name: "The scores", short: "Scores", parts: ["scores"], code: false },
+    { name: "The shares", short: "Shares", parts: ["shares"], code: false },
+    { name: "The outputs, in both orders", short: "Outputs", parts: ["out", "dist"], code: false },
+    { name: "Add the position code", short: "Add the code", parts: ["code", "in"], code: true },
+    { name: "The outputs now differ", short: "Outputs differ", parts: ["out", "dist"], code: true },
+  ];
+  var REVEAL_STEP = 4; // the guess is answered once the walk has shown the outputs
+
+  /**
+   * Everything the tables show for one setting of the code, in both word orders:
+   * the code of each position, each sentence's inputs, scores, shares and outputs
+   * (rows in sentence order), and each word's distance between its two outputs.
+   */
+  function dogNumbers(words, orders, speeds, withCode) {
+    var width = 2 * speeds.length;
+    var codes = orders[0].map(function (_, pos) {
+      return withCode ? codeAt(pos, speeds) : new Array(width).fill(0);
+    });
+    var inputs = orders.map(function (order) {
+      return order.map(function (name, pos) {
+        var vector = words[name].slice();
+        if (withCode) for (var c = 0; c < width; c++) vector[c] += codes[pos][c];
+        return vector;
+      });
+    });
+    var heads = inputs.map(selfAttention);
+    var byWord = heads.map(function (head, s) {
+      var map = {};
+      orders[s].forEach(function (name, pos) { map[name] = head.outputs[pos]; });
+      return map;
+    });
+    var distances = {};
+    orders[0].forEach(function (name) { distances[name] = distance(byWord[0][name], byWord[1][name]); });
+    return {
+      codes: codes,
+      inputs: inputs,
+      scores: heads.map(function (h) { return h.scores; }),
+      shares: heads.map(function (h) { return h.shares; }),
+      outputs: heads.map(function (h) { return h.outputs; }),
+      distances: distances,
+    };
+  }
+
+  /** "(1, 0.5, 0, −0.5)": a vector at six significant digits. */
+  function vectorText(v) {
+    return "(" + v.map(function (x) { return sig(x); }).join(", ") + ")";
+  }
+
+  function quoted(text) {
+    return "\u201c" + text + "\u201d";
+  }
+
+  /**
+   * What step k (1-6) says, with the numbers it quotes taken from `num`, the
+   * numbers of the step's own setting of the code.
+   */
+  function dogStepText(k, num, ctx) {
+    var names = ctx.names;
+    var first = names[0];
+    var last = names[names.length - 1];
+    var i = 0; // `first` is at position 0 of the first sentence,
+    var j = names.length - 1; // and `last` at its end
+    var t = ctx.titles;
+    var list = names.map(function (n) { return n + " " + sig(num.distances[n]); }).join(", ");
+    var same = names.every(function (n) { return num.distances[n] === 0; });
+    var middle = names.length % 2 === 1 ? names[(names.length - 1) / 2] : null;
+    switch (k) {
+      case 1:
+        return "Each word is a list of " + ctx.width + " numbers and serves as its own query, key and value. " +
+          "Both sentences hold the same " + names.length + " vectors; only their places differ: " + first +
+          " is at position 0 in " + quoted(t[0]) + " and at position " + j + " in " + quoted(t[1]) + ". " +
+          first + " = " + vectorText(num.inputs[0][i]) + ".";
+      case 2:
+        return "A word\u2019s score for a partner is the dot product of their two vectors, divided by \u221a" +
+          ctx.width + " = " + sig(Math.sqrt(ctx.width)) + ". " + first + " and " + last + " score " +
+          sig(num.scores[0][i][j]) + " in " + quoted(t[0]) + " and " + sig(num.scores[1][j][i]) + " in " +
+          quoted(t[1]) + ": the same two vectors, wherever they stand.";
+      case 3:
+        return "Softmax turns each word\u2019s scores into shares: e to the power of each score, divided by their sum, " +
+          "so that a word\u2019s shares are positive and add up to 1 (one column of the table). " + first + " gives " +
+          last + " the share " + sig(num.shares[0][i][j]) + " in " + quoted(t[0]) + " and " +
+          sig(num.shares[1][j][i]) + " in " + quoted(t[1]) + ".";
+      case 4:
+        return "Each output is the mix of all the vectors, each weighted by its share. " +
+          (same
+            ? "The same partners with the same shares give the same mix: every word\u2019s output is the same in both orders, only in another column. "
+            : "The mixes are not the same in the two orders. ") +
+          "Distances between a word\u2019s two outputs: " + list + ".";
+      case 5:
+        return "The sinusoidal code PE(pos) (width " + ctx.width + ", base " + BASE + ") is added to the word at each position. " +
+          first + " now enters as " + first + " + PE(0) in " + quoted(t[0]) + " and as " + first + " + PE(" + j +
+          ") in " + quoted(t[1]) + ": two different vectors. PE(1) = " + vectorText(num.codes[1 % num.codes.length]) + ".";
+      default:
+        return "New inputs give new scores, shares and outputs. " +
+          (same
+            ? "Even so, every word\u2019s output is the same in both orders. "
+            : "Each word\u2019s two outputs now differ" +
+              (middle ? ", even those of " + middle + ", which stays at position " + (names.length - 1) / 2 + ": its partners carry other codes" : "") +
+              ". ") +
+          "Distances: " + list + ".";
+    }
+  }
+
+  /** One part of a sentence's table: a group of rows, the first holding its name. */
+  function dogBody(part, label, spoken, rowLabels, nCols, cells) {
+    var body = el("tbody", { "data-part": part, class: "posenc-dog__group" });
+    rowLabels.forEach(function (rowLabel, r) {
+      var tr = el("tr", { class: r === 0 ? "posenc-dog__first" : null });
+      if (r === 0) {
+        tr.append(el("th", { scope: "rowgroup", rowspan: rowLabels.length, class: "posenc-dog__part" }, [
+          el("span", { text: label }),
+          el("span", { class: "posenc-sr-only", text: ", " + spoken }),
+        ]));
+      }
+      tr.append(rowLabel === null
+        ? el("td", { class: "posenc-dog__label" })
+        : el("th", { scope: "row", class: "posenc-dog__label" }, [
+          el("span", { class: "posenc-sr-only", text: "with " }),
+          el("span", { text: rowLabel }),
+        ]));
+      var row = [];
+      for (var c = 0; c < nCols; c++) {
+        var td = el("td", { class: "posenc-num" });
+        row.push(td);
+        tr.append(td);
+      }
+      cells.push(row);
+      body.append(tr);
+    });
+    return body;
+  }
+
   function initDogBitesMan(root) {
     var words = readWords(root);
     var names = Object.keys(words);
+    var n = names.length;
     var width = words[names[0]].length;
     var speeds = frequencies(width, BASE);
     var orders = [names, names.slice().reverse()];
     var titles = orders.map(function (order) { return order.join(" "); });
-    var withCode = root.getAttribute("data-with-code") === "true";
+    var ctx = { names: names, width: width, titles: titles };
     var desc = describedBy(root);
     var announcer = makeAnnouncer(600);
+    var step = root.getAttribute("data-with-code") === "true" ? 6 : 1;
+    var withCode = DOG_STEPS[step - 1].code;
+    var guess = null; // "same" or "differ", once the reader has chosen
+    var revealed = false;
+    // Whether attention alone tells the orders apart: computed, not assumed.
+    var plain = dogNumbers(words, orders, speeds, false);
+    var answer = names.every(function (name) { return plain.distances[name] === 0; }) ? "same" : "differ";
+
+    // -- Guess first: the reader chooses before the walk; the answer shows on choosing or at step 4.
+    var guessId = uid("dog-guess");
+    var choices = [
+      ["same", "No: every word\u2019s output stays the same"],
+      ["differ", "Yes: some word\u2019s output changes"],
+    ].map(function (choice) {
+      var b = el("button", { type: "button", class: "posenc-guess__choice", "data-guess": choice[0], "aria-pressed": "false" }, [
+        el("span", { text: choice[1] }),
+      ]);
+      b.addEventListener("click", function () {
+        guess = choice[0];
+        revealed = true;
+        update("guess");
+      });
+      return b;
+    });
+    var reply = el("p", { class: "posenc-guess__answer", hidden: true });
+    var guessBox = el("div", { class: "admonition question posenc-guess", role: "group", "aria-labelledby": guessId }, [
+      el("p", {
+        class: "admonition-title",
+        id: guessId,
+        text: "Guess first: with no position code, does attention tell " + quoted(titles[0]) + " from " + quoted(titles[1]) + "?",
+      }),
+      el("div", { class: "posenc-guess__choices" }, choices),
+      reply,
+    ]);
+
+    // -- How it works: a step list, Previous and Next, and what the step says.
+    var walkId = uid("dog-walk");
+    var nowId = uid("dog-now");
+    var stepButtons = DOG_STEPS.map(function (s, k) {
+      var b = el("button", { type: "button", class: "posenc-walk__step", "data-step": k + 1, "aria-describedby": nowId }, [
+        el("span", { class: "posenc-walk__n", text: String(k + 1) }),
+        el("span", { text: s.short }),
+      ]);
+      b.addEventListener("click", function () { go(k + 1, "walk"); });
+      return b;
+    });
+    var prev = el("button", { type: "button", class: "posenc-walk__move", "data-move": "-1", "aria-label": "Previous step" }, [
+      el("span", { "aria-hidden": "true", text: "\u2190 " }),
+      el("span", { text: "Previous" }),
+    ]);
+    var next = el("button", { type: "button", class: "posenc-walk__move", "data-move": "1", "aria-label": "Next step" }, [
+      el("span", { text: "Next" }),
+      el("span", { "aria-hidden": "true", text: " \u2192" }),
+    ]);
+    prev.addEventListener("click", function () { go(step - 1, "walk"); });
+    next.addEventListener("click", function () { go(step + 1, "walk"); });
+    var nowTitle = el("p", { class: "posenc-walk__now", id: nowId });
+    var nowText = el("p", { class: "posenc-walk__text" });
+    var walk = el("nav", { class: "posenc-walk", "aria-labelledby": walkId }, [
+      el("p", { class: "posenc-walk__title", id: walkId, text: "How it works, in " + DOG_STEPS.length + " steps" }),
+      el("ol", { class: "posenc-walk__list" }, stepButtons.map(function (b) { return el("li", {}, [b]); })),
+      el("div", { class: "posenc-walk__moves" }, [prev, next]),
+      el("div", { class: "posenc-walk__panel" }, [nowTitle, nowText]),
+    ]);
+    // Arrow keys, Home and End move through the steps from any of the walk's buttons.
+    walk.addEventListener("keydown", function (event) {
+      var to = { ArrowLeft: step - 1, ArrowRight: step + 1, Home: 1, End: DOG_STEPS.length }[event.key];
+      if (to === undefined || event.altKey || event.ctrlKey || event.metaKey) return;
+      event.preventDefault();
+      go(to, "walk");
+      if (document.activeElement && document.activeElement.classList.contains("posenc-walk__step")) {
+        stepButtons[step - 1].focus();
+      }
+    });
 
     var button = el("button", {
       type: "button",
@@ -376,46 +596,35 @@
       el("span", { text: "Add the position code (width " + width + ", base " + BASE + ")" }),
     ]);
 
-    // One table per word order. Each word is a column (in sentence order) holding
-    // its input vector (the word, plus the code when it is on) and its output,
-    // written downwards, so that the two tables sit side by side.
-    var cells = [];
-    var cards = orders.map(function (order, s) {
+    // One table per word order. Each word is a column (in sentence order) holding,
+    // downwards, its position code, its input, its score for each partner, the
+    // share it gives each partner, and its output; the two tables sit side by side.
+    var parts = [];
+    var cells = orders.map(function (order, s) {
+      var mine = { code: [], in: [], scores: [], shares: [], out: [] };
       var head = el("thead", {}, [
-        el("tr", {}, [el("td", { class: "posenc-dog__corner" })].concat(order.map(function (name) {
+        el("tr", {}, [el("td", { class: "posenc-dog__corner", colspan: 2 })].concat(order.map(function (name) {
           return el("th", { scope: "col", class: "posenc-dog__word posenc-dog__word--" + (names.indexOf(name) % 3 + 1) }, [
             el("span", { class: "posenc-dog__pos", text: "pos " + order.indexOf(name) }),
             el("span", { text: name }),
           ]);
         }))),
       ]);
-      var inputs = order.map(function () { return []; });
-      var outputs = order.map(function () { return []; });
-      var bodies = [["in", "input: word + code", inputs], ["out", "attention output", outputs]].map(function (part) {
-        var body = el("tbody");
-        for (var c = 0; c < width; c++) {
-          var tr = el("tr", { class: c === 0 ? "posenc-dog__first" : null });
-          if (c === 0) {
-            tr.append(el("th", { scope: "rowgroup", rowspan: width, class: "posenc-dog__part" }, [
-              el("span", { text: part[0] }),
-              el("span", { class: "posenc-sr-only", text: ", " + part[1] }),
-            ]));
-          }
-          order.forEach(function (name, pos) {
-            var td = el("td", { class: "posenc-num" });
-            part[2][pos].push(td);
-            tr.append(td);
-          });
-          body.append(tr);
-        }
-        return body;
-      });
-      cells.push({ inputs: inputs, outputs: outputs });
-      var table = el("table", { class: "posenc-table posenc-dog__table" }, [
-        el("caption", { text: "\u201c" + titles[s] + "\u201d" }),
+      var features = new Array(width).fill(null);
+      var bodies = [
+        dogBody("code", "code", "position code PE(pos)", features, n, mine.code),
+        dogBody("in", "in", "input: word + code", features, n, mine.in),
+        dogBody("scores", "scores", "score for each partner", order, n, mine.scores),
+        dogBody("shares", "shares", "share given to each partner", order, n, mine.shares),
+        dogBody("out", "out", "attention output", features, n, mine.out),
+      ];
+      bodies.forEach(function (body) { parts.push(body); });
+      var table = el("table", { class: "posenc-table posenc-dog__table", "data-sentence": titles[s] }, [
+        el("caption", { text: quoted(titles[s]) }),
         head,
       ].concat(bodies));
-      return el("div", { class: "posenc-dog__card" }, [table]);
+      mine.card = el("div", { class: "posenc-dog__card" }, [table]);
+      return mine;
     });
 
     // The comparison: one row per word.
@@ -431,7 +640,7 @@
       ]));
       distCells[name] = { value: value, bar: bar };
     });
-    var distTable = el("table", { class: "posenc-table posenc-dog__dist" }, [
+    var distTable = el("table", { class: "posenc-table posenc-dog__dist", "data-part": "dist" }, [
       el("caption", { text: "Distance between each word\u2019s outputs in the two sentences" }),
       el("thead", {}, [el("tr", {}, [
         el("th", { scope: "col", text: "word" }),
@@ -440,76 +649,139 @@
       ])]),
       distBody,
     ]);
+    parts.push(distTable);
     var verdict = el("p", { class: "posenc-dog__verdict" });
 
     var live = el("div", { class: "posenc-widget__live" }, [
+      guessBox,
+      walk,
       el("div", { class: "posenc-widget__controls" }, [button]),
-      el("div", { class: "posenc-dog__cards" }, cards),
+      el("div", { class: "posenc-dog__cards" }, cells.map(function (c) { return c.card; })),
       distTable,
       verdict,
       announcer.region,
     ]);
 
-    function update(announce) {
-      var inputs = orders.map(function (order) {
-        return order.map(function (name, pos) {
-          var vector = words[name].slice();
-          if (withCode) {
-            var pe = codeAt(pos, speeds);
-            for (var c = 0; c < width; c++) vector[c] += pe[c];
-          }
-          return vector;
-        });
-      });
-      var outputs = inputs.map(selfAttention);
-      var byWord = outputs.map(function (rows, s) {
-        var map = {};
-        orders[s].forEach(function (name, pos) { map[name] = rows[pos]; });
-        return map;
-      });
-      var distances = {};
-      names.forEach(function (name) { distances[name] = distance(byWord[0][name], byWord[1][name]); });
-      var largest = Math.max.apply(null, names.map(function (n) { return distances[n]; }));
+    /** Move the walk to step `to` (clamped); the step decides whether the code is on. */
+    function go(to, why) {
+      to = clamp(to, 1, DOG_STEPS.length);
+      if (to === step && why === "walk") return;
+      step = to;
+      withCode = DOG_STEPS[step - 1].code;
+      if (step >= REVEAL_STEP) revealed = true;
+      update(why);
+    }
 
-      orders.forEach(function (order, s) {
-        order.forEach(function (name, pos) {
-          for (var c = 0; c < width; c++) {
-            cells[s].inputs[pos][c].textContent = fixed(inputs[s][pos][c], 3);
-            cells[s].outputs[pos][c].textContent = fixed(outputs[s][pos][c], 3);
-          }
-        });
+    function fill(rows, values, transpose) {
+      rows.forEach(function (row, r) {
+        row.forEach(function (td, c) { td.textContent = fixed(transpose ? values[c][r] : values[r][c], 3); });
+      });
+    }
+
+    function guessReply() {
+      var right = answer === "same"
+        ? "No: attention alone cannot tell the two orders apart. Each word meets the same partners with the same scores and shares, so its output is the same in both sentences, only in another column (step 4). The position code is what tells them apart (steps 5 and 6)."
+        : "Yes: these outputs differ between the two orders (step 4).";
+      if (guess === null) return "Answer. " + right;
+      return (guess === answer ? "Your guess is right. " : "Your guess was the other answer. ") + right;
+    }
+
+    /** Redraw everything for the current step; `why` says what to announce ("walk", "code", "guess"). */
+    function update(why) {
+      var num = dogNumbers(words, orders, speeds, withCode);
+      var lit = DOG_STEPS[step - 1].parts;
+      var largest = Math.max.apply(null, names.map(function (name) { return num.distances[name]; }));
+
+      cells.forEach(function (mine, s) {
+        fill(mine.code, num.codes, true); // the word at position c gets PE(c)
+        fill(mine.in, num.inputs[s], true);
+        fill(mine.scores, num.scores[s], true); // column = the scoring word, row = its partner
+        fill(mine.shares, num.shares[s], true);
+        fill(mine.out, num.outputs[s], true);
+      });
+      parts.forEach(function (part) {
+        var on = lit.indexOf(part.getAttribute("data-part")) >= 0;
+        part.classList.toggle("posenc-dog--lit", on);
+        if (on) part.setAttribute("data-lit", "");
+        else part.removeAttribute("data-lit");
+        if (part.getAttribute("data-part") === "code") part.hidden = !withCode;
       });
       names.forEach(function (name) {
-        distCells[name].value.textContent = sig(distances[name]);
-        distCells[name].bar.style.width = largest > 0 ? (100 * distances[name] / largest).toFixed(1) + "%" : "0";
+        distCells[name].value.textContent = sig(num.distances[name]);
+        distCells[name].bar.style.width = largest > 0 ? (100 * num.distances[name] / largest).toFixed(1) + "%" : "0";
       });
       verdict.textContent = withCode
         ? "With the code added, the same word at a different place has a different output: the two sentences are now told apart."
         : "Without a position code each word\u2019s output is the same in both sentences: distance 0, exactly. Attention sees which words are present, not their order.";
       button.setAttribute("aria-pressed", String(withCode));
 
-      var state = { withCode: withCode, width: width, sentences: titles, distances: distances, outputs: {}, inputs: {} };
-      titles.forEach(function (title, s) {
-        state.outputs[title] = outputs[s];
-        state.inputs[title] = inputs[s];
+      var info = DOG_STEPS[step - 1];
+      var heading = "Step " + step + " of " + DOG_STEPS.length + ": " + info.name;
+      var text = dogStepText(step, num, ctx);
+      nowTitle.textContent = heading;
+      nowText.textContent = text;
+      stepButtons.forEach(function (b, k) {
+        if (k === step - 1) b.setAttribute("aria-current", "step");
+        else b.removeAttribute("aria-current");
       });
+      prev.setAttribute("aria-disabled", String(step === 1));
+      next.setAttribute("aria-disabled", String(step === DOG_STEPS.length));
+      choices.forEach(function (b) { b.setAttribute("aria-pressed", String(b.getAttribute("data-guess") === guess)); });
+      reply.hidden = !revealed;
+      reply.textContent = revealed ? guessReply() : "";
+
+      var state = {
+        withCode: withCode,
+        width: width,
+        sentences: titles,
+        distances: num.distances,
+        code: withCode ? num.codes : null,
+        outputs: {},
+        inputs: {},
+        scores: {},
+        shares: {},
+        step: step,
+        stepName: info.name,
+        lit: lit,
+        guess: guess,
+        answer: answer,
+        revealed: revealed,
+      };
+      titles.forEach(function (title, s) {
+        state.outputs[title] = num.outputs[s];
+        state.inputs[title] = num.inputs[s];
+        state.scores[title] = num.scores[s];
+        state.shares[title] = num.shares[s];
+      });
+      // The numbers this step is about, as the lit part of the tables shows them.
+      state.shown = {
+        in: { inputs: state.inputs },
+        scores: { scores: state.scores },
+        shares: { shares: state.shares },
+        out: { outputs: state.outputs, distances: num.distances },
+        code: { code: num.codes, inputs: state.inputs },
+      }[lit[0]];
       root.setAttribute("data-state", JSON.stringify(state));
 
-      if (announce) {
+      if (why === "code") {
         announcer.say(
           (withCode ? "Position code added. " : "Position code removed. ") +
           "Distances between the two sentences: " +
-          names.map(function (n) { return n + " " + sig(distances[n]); }).join(", ") + "."
+          names.map(function (name) { return name + " " + sig(num.distances[name]); }).join(", ") + ". " + heading + "."
         );
+      } else if (why === "walk") {
+        announcer.say(heading + ". " + text + (revealed && step === REVEAL_STEP ? " " + reply.textContent : ""));
+      } else if (why === "guess") {
+        announcer.say(reply.textContent);
       }
     }
 
+    // The switch jumps to the walk's outputs with or without the code: step 6 or step 4.
     button.addEventListener("click", function () {
-      withCode = !withCode;
-      update(true);
+      go(withCode ? REVEAL_STEP : DOG_STEPS.length, "code");
     });
 
-    update(false);
+    update(null);
     return live;
   }
 
