@@ -1,4 +1,4 @@
-"""Machine-readable exports of the corpus: propositions.json and corpus.bib.
+"""Machine-readable exports of the corpus: propositions.json, corpus.bib and CSL-JSON.
 
 The JSON follows docs/propositions.schema.json (published beside it on the
 site); a test validates the built file against that schema.
@@ -6,18 +6,27 @@ site); a test validates the built file against that schema.
 Both files are the same bytes for every build of the same sources: they hold
 no run date and no duration (those stay in the proof runner's JSON report),
 mappings come in a fixed order, and the year is the year of the sources.
+
+The hash of each statement (hooks/statements.py) is in every export: in full in
+propositions.json, and shortened in the ``note`` of the BibTeX and CSL-JSON.
+Where ``hashes`` is not given, they are the hashes of the pages in docs/.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
-from hooks import blocks, cite
+from hooks import blocks, cite, statements
 from hooks.registry import Proposition
 
 SCHEMA_URL = "propositions.schema.json"
+
+
+def _hashes(hashes: Mapping[int, str] | None) -> Mapping[int, str]:
+    return statements.current(cite.ROOT / "docs") if hashes is None else hashes
 
 
 def _absolute(site_url: str, path: str) -> str:
@@ -43,11 +52,16 @@ def proposition_record(
     state: str,
     sources: Mapping[str, Mapping[str, Any]],
     site_url: str,
+    statement_sha256: str | None = None,
 ) -> dict[str, Any]:
+    """One proposition's record; ``statement_sha256`` defaults to its page's in docs/."""
+    if statement_sha256 is None:
+        statement_sha256 = _hashes(None)[entry.number]
     record: dict[str, Any] = {
         "number": entry.number,
         "title": entry.title,
         "statement": entry.statement,
+        "statement_sha256": statement_sha256,
         "url": _absolute(site_url, entry.url),
         "permalink": _absolute(site_url, entry.permalink),
         "uses": list(entry.uses),
@@ -92,7 +106,9 @@ def propositions_json(
     *,
     site_url: str,
     version: str,
+    hashes: Mapping[int, str] | None = None,
 ) -> str:
+    hashes = _hashes(hashes)
     data = {
         "$schema": _absolute(site_url, SCHEMA_URL),
         "corpus": "posenc",
@@ -100,7 +116,12 @@ def propositions_json(
         "site_url": site_url,
         "propositions": [
             proposition_record(
-                entry, results.get(n), blocks.status(entry, results, registry), sources, site_url
+                entry,
+                results.get(n),
+                blocks.status(entry, results, registry),
+                sources,
+                site_url,
+                hashes[n],
             )
             for n, entry in registry.items()
         ],
@@ -115,16 +136,17 @@ def corpus_bib(
     site_url: str,
     version: str,
     year: str,
+    hashes: Mapping[int, str] | None = None,
 ) -> str:
     """Every proposition's BibTeX entry, plus one for the corpus as a whole.
 
     Every entry names the same ``year``: the year of the sources, not of a run.
     """
+    hashes = _hashes(hashes)
     entries = [
         "@misc{posenc:corpus,\n"
         f"  author       = {{{{{cite.AUTHOR}}}}},\n"
-        "  title        = {posenc: Positional Encodings in Transformers, "
-        "as Machine-Checked Propositions},\n"
+        f"  title        = {{{cite.CORPUS_TITLE}}},\n"
         f"  howpublished = {{\\url{{{site_url}}}}},\n"
         f"  url          = {{{site_url}}},\n"
         f"  year         = {{{year}}},\n"
@@ -140,6 +162,40 @@ def corpus_bib(
                 version=version,
                 year=year,
                 note=cite.record(results.get(n), state),
+                statement=hashes[n],
             )
         )
     return "\n\n".join(entries) + "\n"
+
+
+def csl_files(
+    registry: Mapping[int, Proposition],
+    results: Mapping[int, Any],
+    *,
+    site_url: str,
+    version: str,
+    date: datetime,
+    hashes: Mapping[int, str] | None = None,
+) -> dict[str, str]:
+    """The CSL-JSON the site publishes, by path: one array per proposition, and the corpus.
+
+    ``cite/pN.csl.json`` holds Proposition N's item alone; ``corpus.csl.json`` holds
+    the item of the corpus as a whole (``posenc:corpus``), then every proposition's,
+    the same items as the single files, in order of number.
+    """
+    hashes = _hashes(hashes)
+    items = {
+        n: cite.csl(
+            entry,
+            site_url=site_url,
+            version=version,
+            issued=cite.date_parts(date),
+            note=cite.record(results.get(n), blocks.status(entry, results, registry)),
+            statement=hashes[n],
+        )
+        for n, entry in registry.items()
+    }
+    files = {cite.csl_path(registry[n]): cite.csl_json([item]) for n, item in items.items()}
+    corpus = cite.csl_corpus(site_url=site_url, version=version, date=date)
+    files["corpus.csl.json"] = cite.csl_json([corpus, *items.values()])
+    return files

@@ -206,6 +206,15 @@ def on_files(files, config, **_):
             ),
         )
     )
+    csl = export.csl_files(
+        build.registry,
+        build.results,
+        site_url=build.site_url,
+        version=build.version,
+        date=cite.source_date(ROOT),
+    )
+    for path, content in csl.items():
+        files.append(File.generated(config, path, content=content))
     for page in list(files.documentation_pages()):
         if page.src_uri.startswith("notebooks/") and page.src_uri.endswith(".py"):
             ipynb = page.src_uri[: -len(".py")] + ".ipynb"
@@ -242,8 +251,10 @@ def proposition_blocks(build: Build, entry: registry.Proposition, base: str) -> 
             entry,
             site_url=build.site_url,
             version=build.version,
-            year=cite.year(ROOT),
+            date=cite.source_date(ROOT),
             note=cite.record(result, state),
+            base=base,
+            pin=cite.pinned(entry, Path(build.docs), build.version),
         ),
     }
 
@@ -283,6 +294,9 @@ def common_blocks(build: Build, base: str, src: str, url_base: str) -> dict[str,
         "graph": graph.block(build.registry, statuses, url_base),
         "all": _printable(build, base) if src == PRINT_PAGE else "",
         "cli": _cli_help() if src == CLI_PAGE else "",
+        "history": cite.history_block(Path(build.docs), build.version, base)
+        if src == "history.md"
+        else "",
     }
 
 

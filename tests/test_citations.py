@@ -245,3 +245,151 @@ def test_other_pages_carry_no_scholar_tags(site_dir, entries):
         if path.resolve() not in own and _META.search(path.read_text(encoding="utf-8"))
     ]
     assert not tagged, f"citation tags on pages that are not a proposition: {tagged[:5]}"
+
+
+# -- CSL-JSON --------------------------------------------------------------------
+
+#: The fields of a proposition's CSL item, and of the corpus's (no container, no note).
+CSL_FIELDS = {
+    "id",
+    "type",
+    "title",
+    "author",
+    "container-title",
+    "issued",
+    "URL",
+    "version",
+    "note",
+}
+CORPUS_FIELDS = CSL_FIELDS - {"container-title", "note"}
+
+
+NAME_PARTS = {"literal", "family", "given", "suffix", "dropping-particle", "non-dropping-particle"}
+
+
+def csl_problems(item: dict) -> list[str]:
+    """What in a CSL item is not CSL: its variables, names and dates, by citeproc-py's lists.
+
+    No installable package ships the current csl-data.json schema, so the
+    vocabulary is the one of a CSL processor (citeproc-py), and the structure of
+    names and dates is the one the CSL-JSON schema gives them.
+    """
+    import citeproc
+    from citeproc import types as csl_types
+
+    found = []
+    kinds = {v for k, v in vars(csl_types).items() if k.isupper()}
+    if item.get("type") not in kinds:
+        found.append(f"type {item.get('type')!r} is not a CSL item type")
+    if not isinstance(item.get("id"), str | int):
+        found.append("no id")
+    for key, value in item.items():
+        name = key.replace("-", "_")
+        if key in ("id", "type"):
+            continue
+        if name not in citeproc.VARIABLES:
+            found.append(f"{key!r} is not a CSL variable")
+        elif name in citeproc.NAMES:
+            if not (
+                isinstance(value, list)
+                and value
+                and all(
+                    isinstance(n, dict) and set(n) <= {"literal", "family", "given"} for n in value
+                )
+            ):
+                found.append(f"{key}: not a list of names")
+        elif name in citeproc.DATES:
+            parts = value.get("date-parts") if isinstance(value, dict) else None
+            if not (
+                isinstance(parts, list)
+                and 1 <= len(parts) <= 2
+                and all(
+                    isinstance(p, list) and 1 <= len(p) <= 3 and all(type(x) is int for x in p)
+                    for p in parts
+                )
+            ):
+                found.append(f"{key}: not a date with date-parts")
+        elif not isinstance(value, str):
+            found.append(f"{key}: a CSL string variable must be a string, got {value!r}")
+    return found
+
+
+def test_the_csl_check_finds_what_is_not_csl():
+    good = {"id": "x", "type": "webpage", "title": "T", "issued": {"date-parts": [[2026, 1, 2]]}}
+    assert csl_problems(good) == []
+    assert csl_problems({**good, "type": "proposition"})
+    assert csl_problems({**good, "url": "https://example.org/"})  # the variable is URL
+    assert csl_problems({**good, "issued": {"date-parts": [["2026"]]}})
+    assert csl_problems({**good, "author": ["The posenc authors"]})
+    assert csl_problems({**good, "version": 1})
+
+
+def test_csl_json_of_every_proposition_agrees_with_registry_bibtex_and_file(
+    site_dir, entries, site_url, version
+):
+    exported = json.loads((site_dir / "propositions.json").read_text())
+    report = {p["number"]: p for p in exported["propositions"]}
+    corpus = (site_dir / "corpus.bib").read_text().split("\n\n@")[0]
+    corpus_title = unescape(parse_bibtex(corpus)[2]["title"])
+    for n, entry in entries.items():
+        page = (site_dir / entry.url / "index.html").read_text(encoding="utf-8")
+        [bib] = code_blocks(page, "BibTeX")
+        _, key, fields = parse_bibtex(bib)
+        [block] = code_blocks(page, "CSL-JSON")
+        items = json.loads(block)
+        published = json.loads((site_dir / "cite" / f"p{n}.csl.json").read_text(encoding="utf-8"))
+        assert items == published, f"Proposition {n}: the page and cite/p{n}.csl.json differ"
+        [item] = items
+        assert set(item) == CSL_FIELDS and csl_problems(item) == [], f"Proposition {n}"
+        assert item["type"] == "webpage" and item["id"] == key == f"posenc:p{n}"
+        assert item["title"] == unescape(fields["title"]) == f"Proposition {n}: {entry.title}"
+        assert item["author"] == [{"literal": fields["author"].strip("{}")}]
+        assert item["container-title"] == corpus_title
+        [[year, month, day]] = item["issued"]["date-parts"]
+        assert str(year) == fields["year"]
+        date = dict(_META.findall(page.split("</head>", 1)[0]))["citation_publication_date"]
+        assert (year, month, day) == tuple(int(x) for x in date.split("/"))
+        assert item["URL"] == fields["url"] == f"{site_url}p/{n}/"
+        assert item["version"] == fields["version"] == version
+        pinned = report[n]["statement_sha256"][:12]
+        assert f"Statement SHA-256 {pinned}." in item["note"]
+        assert f"statement SHA-256 {pinned}." in fields["note"]
+        assert report[n]["proof"]["sha256"][:16] in item["note"]
+
+
+def test_corpus_csl_json_holds_the_corpus_then_every_proposition(site_dir, entries):
+    items = json.loads((site_dir / "corpus.csl.json").read_text(encoding="utf-8"))
+    assert [i["id"] for i in items] == ["posenc:corpus", *(f"posenc:p{n}" for n in entries)]
+    corpus, *rest = items
+    assert set(corpus) == CORPUS_FIELDS and csl_problems(corpus) == []
+    _, _, fields = parse_bibtex((site_dir / "corpus.bib").read_text().split("\n\n@")[0])
+    assert corpus["title"] == unescape(fields["title"]) and corpus["URL"] == fields["url"]
+    assert str(corpus["issued"]["date-parts"][0][0]) == fields["year"]
+    assert corpus["version"] == fields["version"]
+    for n, item in zip(entries, rest, strict=True):
+        [single] = json.loads((site_dir / "cite" / f"p{n}.csl.json").read_text(encoding="utf-8"))
+        assert item == single
+
+
+def test_a_csl_processor_formats_every_item(site_dir, entries):
+    """citeproc-py reads corpus.csl.json and formats it in the style it ships."""
+    from pathlib import Path as P
+
+    import citeproc
+    from citeproc import Citation, CitationItem, formatter
+    from citeproc.source.json import CiteProcJSON
+
+    items = json.loads((site_dir / "corpus.csl.json").read_text(encoding="utf-8"))
+    style = citeproc.CitationStylesStyle(
+        str(P(citeproc.STYLES_PATH) / "harvard-cite-them-right.csl"), validate=False
+    )
+    bibliography = citeproc.CitationStylesBibliography(style, CiteProcJSON(items), formatter.plain)
+    for item in items:
+        bibliography.register(Citation([CitationItem(item["id"])]))
+    shown = [str(line) for line in bibliography.bibliography()]
+    assert len(shown) == len(items)
+    for item in items:
+        [line] = [s for s in shown if s.endswith(f"Available at: {item['URL']}.")]
+        year = str(item["issued"]["date-parts"][0][0])
+        assert item["title"] in line and f"({year})" in line, line
+        assert line.startswith("The posenc authors"), line
