@@ -39,6 +39,7 @@ __all__ = [
     "ASSET_DIR",
     "KatexError",
     "KatexRenderer",
+    "LastingRenderer",
     "find_katex",
     "find_node",
     "katex_assets",
@@ -141,6 +142,8 @@ class KatexRenderer:
         self.katex_dir = find_katex(Path(root))
         self.node = node or find_node()
         self._cache: dict[tuple[str, bool], str] = {}
+        #: Formulas that rendered with a warning (a lasting cache must not keep them).
+        self.warned: set[tuple[str, bool]] = set()
         self._lock = threading.Lock()
         self._stderr_tail: collections.deque[str] = collections.deque(maxlen=40)
         try:
@@ -188,6 +191,7 @@ class KatexRenderer:
             return cached
         reply = self._request({"tex": tex, "display": bool(display)})
         for warning in reply.get("warnings", ()):
+            self.warned.add(key)
             log.warning("KaTeX warning in %r: %s", tex, warning)
         if "error" in reply:
             raise KatexError(tex, reply["error"])
@@ -248,6 +252,101 @@ class KatexRenderer:
             self._stderr_tail.append(raw.decode("utf-8", "replace").rstrip())
 
 
+class LastingRenderer:
+    """A :class:`KatexRenderer` whose renders outlive the build (see :mod:`hooks.cache`).
+
+    The renders are kept in one JSON file per KaTeX version, worker script,
+    macros and strictness; a formula is found there by its TeX and mode. Node.js
+    starts only when a formula is not there, so a build whose math has not
+    changed runs no KaTeX at all. :meth:`close` writes the file back, holding
+    the formulas this build used (a formula no page has any more is dropped). A
+    formula that failed or warned is never kept. ``base=None`` keeps nothing.
+    """
+
+    def __init__(
+        self,
+        base: Path | None,
+        macros: dict[str, str] | None = None,
+        *,
+        root: Path = ROOT,
+        strict: str = "error",
+    ) -> None:
+        from hooks import cache
+
+        self._cache_module = cache
+        self.macros = _check_macros(macros)
+        if strict not in _STRICT_MODES:
+            raise ValueError(f"strict must be one of {_STRICT_MODES}, not {strict!r}")
+        self.strict = strict
+        self.root = Path(root)
+        katex_dir = find_katex(self.root)
+        self.version: str = json.loads((katex_dir / "package.json").read_text())["version"]
+        self.path: Path | None = None
+        self._kept: dict[str, str] = {}
+        if base is not None:
+            key = cache.digest(
+                [
+                    self.version,
+                    WORKER.read_bytes(),
+                    json.dumps(self.macros, sort_keys=True),
+                    strict,
+                ]
+            )
+            self.path = cache.generation(base, "katex", key) / "renders.json"
+            self._kept = {
+                k: v for k, v in (cache.read_json(self.path) or {}).items() if isinstance(v, str)
+            }
+        self._used: dict[str, str] = {}
+        self._renderer: KatexRenderer | None = None
+        #: How many formulas were found, and how many rendered, in this build.
+        self.found = 0
+        self.rendered = 0
+
+    @staticmethod
+    def _key(tex: str, display: bool) -> str:
+        return ("D" if display else "I") + tex
+
+    def render(self, tex: str, display: bool = False) -> str:
+        key = self._key(tex, bool(display))
+        done = self._used.get(key)
+        if done is not None:
+            return done
+        done = self._kept.get(key)
+        if done is not None:
+            self.found += 1
+        else:
+            if self._renderer is None:
+                self._renderer = KatexRenderer(self.macros, root=self.root, strict=self.strict)
+            done = self._renderer.render(tex, bool(display))
+            self.rendered += 1
+            if (tex, bool(display)) in self._renderer.warned:
+                return done  # printed again next build, never kept
+        self._used[key] = done
+        return done
+
+    def close(self, complete: bool = True) -> None:
+        """Stop Node.js if it ran, and keep the renders (idempotent).
+
+        After a whole build (``complete``) the file keeps what this build used;
+        after a build that stopped part way, it keeps those and every earlier
+        one too, since the pages not reached may still need them.
+        """
+        if self._renderer is not None:
+            self._renderer.close()
+            self._renderer = None
+        keep = self._used if complete else {**self._kept, **self._used}
+        if self.path is not None and keep and keep != self._kept:
+            text = json.dumps(keep, ensure_ascii=False, sort_keys=True, indent=0)
+            self._cache_module.write_text(self.path, text)
+            self._kept = dict(keep)
+
+    def __enter__(self) -> LastingRenderer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 def _check_macros(macros: dict[str, str] | None) -> dict[str, str]:
     checked: dict[str, str] = {}
     for name, expansion in (macros or {}).items():
@@ -258,6 +357,9 @@ def _check_macros(macros: dict[str, str] | None) -> dict[str, str]:
         checked[name] = expansion
     return checked
 
+
+#: What the page functions below need: ``render(tex, display)``.
+Renderer = KatexRenderer | LastingRenderer
 
 # --- pages --------------------------------------------------------------------
 
@@ -278,7 +380,7 @@ _ARITHMATEX = re.compile(
 )
 
 
-def render_math_in_html(page_html: str, renderer: KatexRenderer) -> str:
+def render_math_in_html(page_html: str, renderer: Renderer) -> str:
     """Replace the arithmatex elements of ``page_html`` by KaTeX HTML.
 
     The element (``span``/``div`` with class ``arithmatex``) is kept, with its
@@ -331,7 +433,7 @@ _TEXT_MATH = re.compile(f"{_DISPLAY}|{_INLINE}")
 _DISPLAY_ONLY = re.compile(rf"\s*(?:{_DISPLAY})\s*")
 
 
-def render_notebook_math(page_html: str, renderer: KatexRenderer) -> str:
+def render_notebook_math(page_html: str, renderer: Renderer) -> str:
     """Render the ``$...$``/``$$...$$`` math left in notebook markdown cells.
 
     Only the text of ``<div class="... jp-RenderedMarkdown ...">`` elements
@@ -362,7 +464,7 @@ def _matching_div_end(page_html: str, start: int) -> int:
     raise ValueError("unbalanced <div> in a notebook markdown cell")
 
 
-def _render_match(match: re.Match[str], renderer: KatexRenderer) -> str:
+def _render_match(match: re.Match[str], renderer: Renderer) -> str:
     if match["env"] is not None:
         return renderer.render(html.unescape(match["env"]), True)
     for group, display in (("dd", True), ("bd", True), ("pi", False), ("di", False)):
@@ -372,7 +474,7 @@ def _render_match(match: re.Match[str], renderer: KatexRenderer) -> str:
     raise AssertionError(match[0])  # the regexes have no other alternative
 
 
-def _render_text_math(fragment: str, renderer: KatexRenderer) -> str:
+def _render_text_math(fragment: str, renderer: Renderer) -> str:
     # Split into markup (tags, and code/comments kept whole) and text.
     pieces: list[tuple[bool, str]] = []
     pos = 0

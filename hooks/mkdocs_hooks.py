@@ -29,6 +29,7 @@ from hooks import (  # noqa: E402
     a11y,
     bind,
     blocks,
+    cache,
     cite,
     cli_reference,
     export,
@@ -58,8 +59,11 @@ class Build:
     docs: str
     by_page: dict[str, registry.Proposition] = field(default_factory=dict)
     values: dict[int, dict[str, bind.Value]] = field(default_factory=dict)
-    renderer: katex.KatexRenderer | None = None
+    renderer: katex.LastingRenderer | None = None
     has_bibliography: bool = False
+    #: Where figures, notebooks and math are kept between builds (None: nowhere).
+    cache: Path | None = None
+    figures: svg.FigureCache | None = None
 
     def state(self, entry: registry.Proposition) -> str:
         return blocks.status(entry, self.results, self.registry)
@@ -124,7 +128,10 @@ def on_config(config, **_):
     entries = {n: bind.render_entry(e, values) for n, e in entries.items()}
     version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
     config.extra["posenc_version"] = version
+    kept = cache.directory(ROOT)
+    _notebook_cache(config, kept)
     STATE["build"] = Build(
+        cache=kept,
         values=values,
         registry=entries,
         results=results,
@@ -135,6 +142,24 @@ def on_config(config, **_):
         docs=str(docs),
     )
     return config
+
+
+#: What an executed notebook can depend on beyond its own bytes, which
+#: mkdocs-jupyter hashes: the library, the data, and the kernel's stack.
+NOTEBOOK_STACK = ("numpy", "matplotlib", "jupytext", "nbconvert", "nbclient", "ipykernel")
+
+
+def _notebook_cache(config, base: Path | None) -> None:
+    """Point mkdocs-jupyter's cache at a folder named by what the notebooks import."""
+    plugin = config.plugins.get("mkdocs-jupyter")
+    if plugin is None:
+        return
+    if base is None:
+        plugin.config["cache"] = False
+        return
+    key = cache.digest([cache.library_digest(ROOT), cache.versions(*NOTEBOOK_STACK)])
+    plugin.config["cache"] = True
+    plugin.config["cache_dir"] = str(cache.generation(base, "notebooks", key))
 
 
 def _registry_message(exc: registry.RegistryError) -> str:
@@ -162,14 +187,12 @@ def _check_figures(entries: dict[int, registry.Proposition]) -> None:
 def on_files(files, config, **_):
     build = STATE["build"]
     _check_figures(build.registry)
+    build.figures = svg.FigureCache(build.cache, ROOT)
     for entry in build.registry.values():
         for figure in entry.figures:
             if files.get_file_from_path(f"figures/{figure.name}.svg") is None:
-                files.append(
-                    File.generated(
-                        config, f"figures/{figure.name}.svg", content=svg.figure_svg(figure.name)
-                    )
-                )
+                drawn = build.figures.svg(figure.name)
+                files.append(File.generated(config, f"figures/{figure.name}.svg", content=drawn))
         target = "../../" + entry.url
         title = f"Proposition {entry.number}: {entry.title}"
         files.append(
@@ -370,7 +393,7 @@ def _page_markdown(markdown: str, page) -> str:
 def on_post_page(output, page, config, **_):
     build = STATE["build"]
     if build.renderer is None:
-        build.renderer = katex.KatexRenderer(root=ROOT)
+        build.renderer = katex.LastingRenderer(build.cache, root=ROOT)
     try:
         if notebooks.is_notebook(output):
             name = page.file.src_uri.rsplit("/", 1)[-1].removesuffix(".py") + ".ipynb"
@@ -417,17 +440,33 @@ def _line_of(path: Path, tex: str) -> int | None:
 
 
 def on_post_build(config, **_):
-    _close()
+    build = STATE.get("build")
+    if build is not None:
+        log.info(_cache_summary(build))
+    _close(complete=True)
+    if build is not None and build.cache is not None:
+        for kind in ("figures", "notebooks", "katex"):
+            cache.prune(build.cache, kind)
     for broken in links.check_site(Path(config.site_dir), config.site_url):
         log.warning(f"posenc: {broken}")
 
 
 def on_build_error(error, **_):
-    _close()
+    _close(complete=False)
 
 
-def _close() -> None:
+def _cache_summary(build: Build) -> str:
+    parts = []
+    if build.figures is not None:
+        parts.append(f"figures {len(build.figures.kept)} kept, {len(build.figures.drawn)} drawn")
+    if build.renderer is not None:
+        parts.append(f"math {build.renderer.found} kept, {build.renderer.rendered} rendered")
+    parts.append("off (POSENC_BUILD_CACHE)" if build.cache is None else f"in {build.cache}")
+    return "posenc build cache: " + "; ".join(parts)
+
+
+def _close(complete: bool) -> None:
     build = STATE.get("build")
     if build is not None and build.renderer is not None:
-        build.renderer.close()
+        build.renderer.close(complete)
         build.renderer = None

@@ -8,6 +8,11 @@ date is left out, so the same figure gives the same bytes on every build.
 from __future__ import annotations
 
 import html
+from pathlib import Path
+
+from hooks import cache
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def figure_svg(name: str) -> str:
@@ -18,6 +23,44 @@ def figure_svg(name: str) -> str:
     if function is None or not name.startswith("fig_"):
         raise KeyError(f"posenc.figures has no figure function {name!r}")
     return figures.to_svg(function())
+
+
+class FigureCache:
+    """:func:`figure_svg`, kept between builds (see :mod:`hooks.cache`).
+
+    One generation per digest of ``posenc/``, ``data/``, this file and the
+    versions of Python, NumPy and matplotlib: a change to any redraws every
+    figure; nothing else does. ``base=None`` draws every figure afresh.
+    """
+
+    def __init__(self, base: Path | None, root: Path = ROOT) -> None:
+        self.base = base
+        self.folder: Path | None = None
+        if base is not None:
+            key = cache.digest(
+                [
+                    cache.library_digest(root),
+                    Path(__file__).read_bytes(),
+                    cache.versions("numpy", "matplotlib"),
+                ]
+            )
+            self.folder = cache.generation(base, "figures", key)
+        self.drawn: list[str] = []
+        self.kept: list[str] = []
+
+    def svg(self, name: str) -> str:
+        if not (name.isidentifier() and name.startswith("fig_")):
+            raise KeyError(f"posenc.figures has no figure function {name!r}")
+        if self.folder is not None:
+            text = cache.read_text(self.folder / f"{name}.svg")
+            if text is not None:
+                self.kept.append(name)
+                return text
+        text = figure_svg(name)
+        self.drawn.append(name)
+        if self.folder is not None:
+            cache.write_text(self.folder / f"{name}.svg", text)
+        return text
 
 
 def redirect_page(target: str, title: str) -> str:

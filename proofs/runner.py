@@ -203,6 +203,13 @@ def cache_key(path: Path) -> str:
     inputs += [q.read_bytes() for q in shared]
     if _imports_posenc(source.decode()):
         inputs += [p.read_bytes() for p in sorted((ROOT / "posenc").rglob("*.py"))]
+    if b"data/" in source:  # the model configs Propositions 28 and 29 read
+        data = ROOT / "data"
+        inputs += [
+            p.relative_to(data).as_posix().encode() + b"\0" + p.read_bytes()
+            for p in sorted(data.rglob("*"))
+            if p.is_file()
+        ]
     for blob in inputs:
         digest.update(hashlib.sha256(blob).digest())
     digest.update(json.dumps(versions(), sort_keys=True).encode())

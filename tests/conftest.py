@@ -25,6 +25,13 @@ from tools.chromium import ARGS, CHROMIUM
 REPO = Path(__file__).resolve().parent.parent
 CHROMIUM_ARGS = list(ARGS)
 
+# The builds of copies of the project (hostile input, a false claim, a typed number)
+# share this checkout's build cache instead of drawing every figure, running every
+# notebook and rendering every formula again in each copy. Entries are found by the
+# content of what they depend on (hooks/cache.py), so a copy gets only what its own
+# sources would make; the tests that are about a cold build turn it off themselves.
+os.environ.setdefault("POSENC_BUILD_CACHE", str(REPO / ".cache" / "build"))
+
 
 def _site_dir_path() -> Path:
     """Where the built site should be (it may not exist)."""

@@ -22,8 +22,16 @@ PROOFS = runner.discover(ROOT / "proofs")
 
 @pytest.fixture(scope="module")
 def results():
-    """Every proof, run fresh (no cache), once for this module."""
-    return {r.number: r for r in runner.run(cache_dir=None)}
+    """Every proof's result, as the build takes it: from the runner's cache when its key
+    matches, otherwise run now (and kept).
+
+    The key hashes the proof, the kit, posenc and the versions (proofs/runner.py), so a
+    kept result is the result of these very sources. ``make test`` runs every proof
+    first (fresh in a fresh clone); running them all again here only cost minutes.
+    What a fresh run must get right is tested apart: the broken copies below run with
+    no cache, and tests/test_reproducible.py builds once with every proof fresh.
+    """
+    return {r.number: r for r in runner.run()}
 
 
 def test_every_proof_has_a_broken_copy_that_fails():
@@ -291,6 +299,19 @@ def test_cache_reuses_and_invalidates(tmp_path):
     path.write_text(path.read_text() + "\n# an edit\n")
     [third] = runner.run(directory=directory, cache_dir=cache)
     assert not third.cached and third.sha256 != first.sha256
+
+
+
+def test_a_change_to_a_config_a_proof_reads_changes_its_key(tmp_path, monkeypatch):
+    # Proposition 28 reads data/configs/llama-3.2-1b.json: an edit there must run it again.
+    shutil.copytree(ROOT / "posenc", tmp_path / "posenc")
+    shutil.copytree(ROOT / "data", tmp_path / "data")
+    monkeypatch.setattr(runner, "ROOT", tmp_path)
+    proof = ROOT / "proofs" / "p28_llama3_scaling.py"
+    before = runner.cache_key(proof)
+    config = tmp_path / "data" / "configs" / "llama-3.2-1b.json"
+    config.write_text(config.read_text().replace("500000", "500001", 1))
+    assert runner.cache_key(proof) != before
 
 
 # -- the kit itself ----------------------------------------------------------------
