@@ -332,3 +332,20 @@ def test_the_history_page_is_in_the_nav_after_how_to_cite():
     pages = [next(iter(item.values())) for item in nav if isinstance(item, dict)]
     where = pages.index("cite.md")
     assert pages[where + 1] == "history.md"
+
+
+def test_the_notice_renders_as_a_warning_with_its_list(tmp_path, entries, version):
+    import markdown
+
+    earlier = {**statements.current(DOCS), 1: sha("before")}
+    pin = cite.pinned(entries[1], DOCS, version, synthetic_ledger(tmp_path, version, earlier))
+    out = markdown.markdown(
+        cite.changed_notice(entries[1], pin.changes, ""), extensions=["admonition"]
+    )
+    assert out.startswith('<div class="admonition warning">')
+    assert "<li>from version 0.0.1 to" in out and '<a href="history.md">' in out
+
+
+def test_how_to_cite_says_how_many_hex_digits_are_shown():
+    text = " ".join((DOCS / "cite.md").read_text(encoding="utf-8").split())
+    assert f"show the first {statements.SHORT} hex digits" in text
