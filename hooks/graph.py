@@ -12,15 +12,17 @@ that no extension (abbreviations, emphasis) puts HTML elements inside the SVG.
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Mapping
 
 from hooks.escape import html_text, markdown_text
 from hooks.registry import Proposition
 
-NODE_W, NODE_H = 190, 52
-COL_GAP, ROW_GAP = 70, 22
-PAD = 12
+FONT = 13  # px at natural size; the page never shows it below 12 px (posenc.css)
+LINE = 17  # baseline to baseline
+NODE_W = 150
+PAD_X, PAD_Y = 9, 7  # inside a node, around its text
+COL_GAP, ROW_GAP = 32, 12
+PAD = 8  # around the drawing, room for the focus outline
 STATUS_CLASS = {
     "verified with all dependencies": "verified",
     "verified": "partial",
@@ -28,6 +30,67 @@ STATUS_CLASS = {
     "not run": "failed",
     "retired": "retired",
 }
+# Advance widths in em, rounded up, of the wider of DejaVu Sans Bold and Liberation
+# Sans Bold (the sans-serif fonts a Linux reader most likely gets); any other
+# character counts as the widest glyph of either.
+_WIDTHS = {
+    0.35: "ijl' ",
+    0.4: "I,./:;\\|",
+    0.45: "f-",
+    0.5: "rt!()[]`",
+    0.55: '"*',
+    0.6: "cszJ_",
+    0.65: "xL?",
+    0.7: "0123456789aekovyEFT$",
+    0.75: "bdghnpquCPSYZ{}",
+    0.8: "ABKRVX",
+    0.85: "DGHNU#+<=>^~",
+    0.9: "OQ&",
+    0.95: "w",
+    1.05: "Mm%@",
+}
+_EM = {char: width for width, chars in _WIDTHS.items() for char in chars}
+_WIDEST = 1.15  # W
+
+
+def text_width(text: str) -> float:
+    """A width in px at ``FONT`` that the rendered text does not exceed."""
+    return FONT * sum(_EM.get(char, _WIDEST) for char in text)
+
+
+def wrap(text: str, width: float) -> list[str]:
+    """Words of ``text`` greedily filled into lines no wider than ``width`` px.
+
+    A word wider than a line gets a line of its own (:func:`node_width` makes
+    the nodes wide enough that this does not happen).
+    """
+    lines: list[str] = []
+    for word in text.split():
+        if lines and text_width(f"{lines[-1]} {word}") <= width:
+            lines[-1] += f" {word}"
+        else:
+            lines.append(word)
+    return lines
+
+
+def label(n: int, entry: Proposition) -> str:
+    return f"{n}. {entry.title}"
+
+
+def node_width(registry: Mapping[int, Proposition]) -> float:
+    """``NODE_W``, or wider if a single word of some title would not fit."""
+    words = (w for n, e in registry.items() for w in label(n, e).split())
+    return max(NODE_W, max((text_width(w) for w in words), default=0) + 2 * PAD_X)
+
+
+def lines_of(registry: Mapping[int, Proposition]) -> dict[int, list[str]]:
+    """Each node's text, one string per line; joined by spaces they are the label."""
+    width = node_width(registry) - 2 * PAD_X
+    return {n: wrap(label(n, e), width) for n, e in registry.items()}
+
+
+def node_height(lines: int) -> float:
+    return 2 * PAD_Y + lines * LINE
 
 
 def depths(registry: Mapping[int, Proposition]) -> dict[int, int]:
@@ -39,28 +102,41 @@ def depths(registry: Mapping[int, Proposition]) -> dict[int, int]:
 
 
 def layout(registry: Mapping[int, Proposition]) -> dict[int, tuple[float, float]]:
-    """Top-left corner of each node."""
+    """Top-left corner of each node: columns by depth, each node as tall as its text."""
     depth = depths(registry)
+    heights = {n: node_height(len(lines)) for n, lines in lines_of(registry).items()}
+    step = node_width(registry) + COL_GAP
     columns: dict[int, list[int]] = {}
     for n in sorted(registry):
         columns.setdefault(depth[n], []).append(n)
-    tallest = max(len(c) for c in columns.values())
+    extent = {c: sum(heights[n] + ROW_GAP for n in m) - ROW_GAP for c, m in columns.items()}
+    tallest = max(extent.values())
     places = {}
     for col, members in columns.items():
-        offset = (tallest - len(members)) * (NODE_H + ROW_GAP) / 2  # centre short columns
-        for row, n in enumerate(members):
-            places[n] = (PAD + col * (NODE_W + COL_GAP), PAD + offset + row * (NODE_H + ROW_GAP))
+        y = PAD + (tallest - extent[col]) / 2  # centre short columns
+        for n in members:
+            places[n] = (PAD + col * step, y)
+            y += heights[n] + ROW_GAP
     return places
 
 
 def svg(registry: Mapping[int, Proposition], statuses: Mapping[int, str], base: str) -> str:
-    """The graph as SVG markup; ``base`` is the relative path to the site root."""
+    """The graph as SVG markup; ``base`` is the relative path to the site root.
+
+    Each node holds its whole title, wrapped onto as many lines as it needs. The
+    natural width goes to the stylesheet as ``--posenc-graph-width``: the page
+    shrinks the drawing to fit, but not below 12 px text, and scrolls it instead.
+    """
     places = layout(registry)
-    width = max(x for x, _ in places.values()) + NODE_W + PAD
-    height = max(y for _, y in places.values()) + NODE_H + PAD
+    lines = lines_of(registry)
+    node_w = node_width(registry)
+    mid_y = {n: places[n][1] + node_height(len(lines[n])) / 2 for n in registry}
+    width = max(x for x, _ in places.values()) + node_w + PAD
+    height = max(places[n][1] + node_height(len(lines[n])) for n in registry) + PAD
     parts = [
         f'<svg class="posenc-graph" xmlns="http://www.w3.org/2000/svg" '
         f'viewBox="0 0 {width:g} {height:g}" width="{width:g}" height="{height:g}" '
+        f'style="--posenc-graph-width: {width:g}px" font-size="{FONT}" '
         'aria-labelledby="posenc-graph-title">',
         '<title id="posenc-graph-title">Dependency graph of the propositions: '
         "an arrow from A to B means B uses A.</title>",
@@ -69,11 +145,10 @@ def svg(registry: Mapping[int, Proposition], statuses: Mapping[int, str], base: 
         '<path d="M 0 0 L 10 5 L 0 10 z" class="posenc-graph-arrowhead"/></marker></defs>',
     ]
     for n, entry in registry.items():
-        x1, y1 = places[n]
+        x1, _ = places[n]
         for used in entry.uses:
-            x0, y0 = places[used]
-            sx, sy = x0 + NODE_W, y0 + NODE_H / 2
-            ex, ey = x1, y1 + NODE_H / 2
+            sx, sy = places[used][0] + node_w, mid_y[used]
+            ex, ey = x1, mid_y[n]
             mid = (sx + ex) / 2
             parts.append(
                 f'<path class="posenc-graph-edge" d="M {sx:g} {sy:g} C {mid:g} {sy:g}, '
@@ -82,20 +157,23 @@ def svg(registry: Mapping[int, Proposition], statuses: Mapping[int, str], base: 
     for n, entry in registry.items():
         x, y = places[n]
         state = "retired" if entry.retired is not None else statuses.get(n, "not run")
-        lines = textwrap.wrap(f"{n}. {entry.title}", 24)[:2]
-        label = html_text(f"Proposition {n}: {entry.title} ({state})")
+        name = html_text(f"Proposition {n}: {entry.title} ({state})")
         parts.append(
             f'<a href="{base}{entry.url}" class="posenc-graph-node {STATUS_CLASS[state]}" '
-            f'aria-label="{label}">'
-            f'<rect x="{x:g}" y="{y:g}" width="{NODE_W}" height="{NODE_H}" rx="6"/>'
+            f'aria-label="{name}">'
+            f'<rect x="{x:g}" y="{y:g}" width="{node_w:g}" '
+            f'height="{node_height(len(lines[n])):g}" rx="6"/>'
+            f'<text x="{x + node_w / 2:g}" text-anchor="middle">'
         )
-        first = y + NODE_H / 2 - (len(lines) - 1) * 8 + 4
-        for i, line in enumerate(lines):
-            parts.append(
-                f'<text x="{x + NODE_W / 2:g}" y="{first + i * 16:g}" text-anchor="middle">'
-                f"{markdown_text(line, math=False)}</text>"
+        # A space between lines keeps the text a sentence for copying and searching.
+        parts.append(
+            " ".join(
+                f'<tspan x="{x + node_w / 2:g}" y="{y + PAD_Y + i * LINE + 0.95 * FONT:g}">'
+                f"{markdown_text(line, math=False)}</tspan>"
+                for i, line in enumerate(lines[n])
             )
-        parts.append("</a>")
+        )
+        parts.append("</text></a>")
     parts.append("</svg>")
     return "".join(parts)
 

@@ -1,0 +1,156 @@
+"""Every page on a 390 px phone: nothing wider than the screen, wide things scroll in place.
+
+A wide formula, table, code block or figure may be wider than a phone, but it
+must scroll sideways inside its own box, never push the page wider or run past
+the box it sits in; and a box that scrolls must be reachable from the keyboard
+(axe's rule scrollable-region-focusable: it is focusable, or holds something
+that is).
+
+One browser context, one tab per page and one ``page.evaluate`` per page keep
+the check of every page of the site well under a minute.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"width": 390, "height": 844}
+REFRESH = re.compile(r"<meta[^>]+http-equiv=[\"']?refresh", re.I)
+
+# What sticks out, and what scrolls without a way in from the keyboard. An element
+# must stay inside its box: the nearest ancestor with a border (a statement box,
+# an admonition, a table cell), else the page's main column (.md-content, which
+# includes the margins into which Material pulls code blocks, tables and formulas
+# on a phone). A scroll container ends the check for what is inside it. A formula
+# (.katex) and an SVG are checked as a whole: their insides overlap by design
+# (KaTeX's negative spaces and laps).
+MEASURE = """async () => {
+  await document.fonts.ready;
+  const column = document.querySelector('.md-content');
+  const slack = 0.5;
+  const focusable = 'a[href], button, input, select, textarea, summary, [tabindex]';
+  const name = (el) => {
+    const cls = typeof el.className === 'string' ? el.className.trim() : '';
+    const near = el.closest('[id]');
+    const text = (el.textContent || '').trim().replace(/\\s+/g, ' ').slice(0, 50);
+    return `${el.tagName.toLowerCase()}${cls ? '.' + cls.split(/\\s+/).join('.') : ''}`
+      + (near ? ` in #${near.id}` : '') + (text ? ` "${text}"` : '');
+  };
+  const stickOut = [], unreachable = [];
+  const visit = (el, box) => {
+    for (const child of el.children) {
+      const rect = child.getBoundingClientRect();
+      if (rect.width === 0 || rect.height === 0) continue;  // not laid out
+      if (rect.left < box.left - slack || rect.right > box.right + slack) {
+        stickOut.push({element: name(child), left: Math.round(rect.left),
+                       right: Math.round(rect.right), box: [Math.round(box.left),
+                       Math.round(box.right)]});
+        continue;  // what is inside it sticks out too; report the outermost
+      }
+      const style = getComputedStyle(child);
+      if (style.position === 'fixed') continue;
+      const scrolls = ['auto', 'scroll'].includes(style.overflowX);
+      if (scrolls && child.scrollWidth > child.clientWidth + 1
+          && child.tabIndex < 0 && !child.querySelector(focusable)) {
+        unreachable.push(name(child));
+      }
+      if (scrolls || child.matches('.katex, svg')) continue;
+      const bordered = parseFloat(style.borderLeftWidth) > 0
+        || parseFloat(style.borderRightWidth) > 0;
+      visit(child, bordered ? rect : box);
+    }
+  };
+  if (column) visit(column, column.getBoundingClientRect());
+  return {
+    scrollWidth: document.documentElement.scrollWidth,
+    innerWidth: window.innerWidth,
+    hasColumn: column !== null,
+    stickOut,
+    unreachable,
+  };
+}"""
+
+
+def site_pages(site: Path) -> list[str]:
+    """Every page a reader can open: index.html files except redirects, and 404.html."""
+    pages = []
+    for path in sorted([*site.rglob("index.html"), site / "404.html"]):
+        if path.is_file() and not REFRESH.search(path.read_text(encoding="utf-8")):
+            pages.append(path.relative_to(site).as_posix().removesuffix("index.html"))
+    return pages
+
+
+@pytest.fixture(scope="module")
+def phone(chromium, is_local):
+    """A 390 px wide context; a request to any other host is aborted.
+
+    So is the search index: the search worker would build it on every page, which
+    costs more than the rest of the check and lays nothing out.
+    """
+    context = chromium.new_context(viewport=PHONE, service_workers="block")
+    context.route(
+        lambda url: not is_local(url) or url.endswith("/search/search_index.json"),
+        lambda route: route.abort(),
+    )
+    yield context
+    context.close()
+
+
+def test_the_page_list_is_the_site(site_dir):
+    pages = site_pages(site_dir)
+    assert "" in pages and "graph/" in pages and "404.html" in pages
+    assert not any(page.startswith("p/") for page in pages), "redirect stubs are left out"
+    assert len(pages) >= 40, pages
+
+
+def measure_all(context, base: str, urls: list[str], tabs: int = 4) -> dict[str, dict]:
+    """MEASURE on every page, ``tabs`` pages loading at once (the biggest goes first)."""
+    reports: dict[str, dict] = {}
+    waiting = iter(urls)
+    loading = []
+
+    def open_next() -> None:
+        url = next(waiting, None)
+        if url is not None:
+            page = context.new_page()
+            page.goto(base + url, wait_until="commit")
+            loading.append((url, page))
+
+    for _ in range(tabs):
+        open_next()
+    while loading:
+        url, page = loading.pop(0)
+        try:
+            page.wait_for_load_state("load")
+            reports[url] = page.evaluate(MEASURE)
+        finally:
+            page.close()
+        open_next()
+    return reports
+
+
+def test_every_page_fits_a_390px_phone(site_dir, served_url, phone):
+    pages = sorted(site_pages(site_dir), key=lambda url: url != "propositions/all/")
+    problems = []
+    for url, report in measure_all(phone, served_url, pages).items():
+        where = url or "(home)"
+        if not report["hasColumn"]:
+            problems.append(f"{where}: no .md-content column")
+        if report["scrollWidth"] > report["innerWidth"] + 0.5:
+            problems.append(
+                f"{where}: page is {report['scrollWidth']} px wide on a "
+                f"{report['innerWidth']} px screen"
+            )
+        for item in report["stickOut"]:
+            problems.append(
+                f"{where}: {item['element']} spans {item['left']}..{item['right']} px, "
+                f"outside its box {item['box'][0]}..{item['box'][1]} px"
+            )
+        for element in report["unreachable"]:
+            problems.append(f"{where}: {element} scrolls but cannot be reached by keyboard")
+    assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems)
