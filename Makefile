@@ -66,7 +66,7 @@ test: install chromium
 	$(PY) -m proofs
 	$(BIN)/ruff check .
 	$(BIN)/mkdocs build --strict  # not --quiet: MkDocs then drops the warnings that --strict counts
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto --dist worksteal
 
 # The real libraries (torch, transformers, Whisper, fairseq, Keras-Hub on three backends,
 # tensor2tensor, Meta's Llama code) in their own environment, .venv-conformance: never in

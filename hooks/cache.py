@@ -6,7 +6,7 @@ again from ``posenc``) and the rendered math (KaTeX, in Node.js). Each is kept
 under a key that hashes everything its bytes can depend on, so that a change
 to any of it, and only such a change, makes it again:
 
-* **figures**: every file of ``posenc/`` and ``data/``, ``hooks/svg.py``, and
+* **figures**: every file of ``posenc/`` and ``data/configs/``, ``hooks/svg.py``, and
   the versions of Python, NumPy and matplotlib;
 * **notebooks**: the same library digest and the versions of the kernel's
   stack (mkdocs-jupyter hashes the notebook's own bytes and its options; this
@@ -104,9 +104,14 @@ def versions(*distributions: str) -> str:
     return "\n".join(found)
 
 
+#: What the figures and the notebooks compute from. Not the rest of ``data/``: the
+#: statement ledger there changes no figure.
+LIBRARY = ("posenc", "data/configs")
+
+
 def library_digest(root: Path = ROOT) -> str:
-    """Digest of what the figures and the notebooks compute from: ``posenc/`` and ``data/``."""
-    return files_digest([Path(root) / "posenc", Path(root) / "data"], Path(root))
+    """Digest of what the figures and the notebooks compute from (:data:`LIBRARY`)."""
+    return files_digest([Path(root) / name for name in LIBRARY], Path(root))
 
 
 def generation(base: Path, kind: str, key: str) -> Path:

@@ -299,6 +299,7 @@ def _printable(build: Build, base: str) -> str:
 #: The comment that opens each proposition on the printable page.
 SOURCE_MARK = "posenc-source:"
 SOURCE_MARK_RE = re.compile(rf"<!-- {SOURCE_MARK} (\S+) -->\n?")
+CLOSED_DETAILS_RE = re.compile(r"<details(?![^>]*\sopen\b)(?=[\s>])")
 
 
 def common_blocks(build: Build, base: str, src: str, url_base: str) -> dict[str, str]:
@@ -406,6 +407,9 @@ def on_post_page(output, page, config, **_):
             raise PluginError(_katex_message(exc, before, page.file.src_uri, build)) from None
         if page.file.src_uri == PRINT_PAGE:
             output = SOURCE_MARK_RE.sub("", output)
+            # Collapsible blocks written as HTML (a widget's static version, included
+            # by snippets after blocks.demote has opened the Markdown ones) open too.
+            output = CLOSED_DETAILS_RE.sub("<details open", output)
         output = a11y.repair(output)
         return loading.preload_math_fonts(output)
     except (katex.KatexError, notebooks.NotebookPageError) as exc:

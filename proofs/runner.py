@@ -203,8 +203,8 @@ def cache_key(path: Path) -> str:
     inputs += [q.read_bytes() for q in shared]
     if _imports_posenc(source.decode()):
         inputs += [p.read_bytes() for p in sorted((ROOT / "posenc").rglob("*.py"))]
-    if b"data/" in source:  # the model configs Propositions 28 and 29 read
-        data = ROOT / "data"
+    if b"data/configs/" in source:  # the model configs Propositions 28 and 29 read
+        data = ROOT / "data" / "configs"
         inputs += [
             p.relative_to(data).as_posix().encode() + b"\0" + p.read_bytes()
             for p in sorted(data.rglob("*"))

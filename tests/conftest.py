@@ -163,3 +163,25 @@ def browser_context(chromium, is_local: Callable[[str], bool]):
         yield context
     finally:
         context.close()
+
+
+#: Modules that build the site (minutes in all), run first so that, with the tests
+#: spread over the cores (make test: pytest -n auto), no core is left with a long
+#: build at the end while the other waits. Whole modules move, in this order, so
+#: that their module-scoped fixtures are set up once.
+FIRST = (
+    "test_reproducible.py",
+    "test_build_hostile.py",
+    "test_site.py",
+    "test_build_cache.py",
+    "test_citations.py",
+    "test_conformance_evidence.py",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        name = item.path.name
+        return FIRST.index(name) if name in FIRST else len(FIRST)
+
+    items.sort(key=rank)  # stable: the order within a module is kept

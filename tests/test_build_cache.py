@@ -49,6 +49,13 @@ def _library(root: Path) -> Path:
     return root
 
 
+def test_the_statement_ledger_is_not_part_of_the_library(tmp_path):
+    root = _library(tmp_path)
+    before = cache.library_digest(root)
+    (root / "data" / "statements.json").write_text("{}\n")
+    assert cache.library_digest(root) == before
+
+
 def test_the_library_digest_follows_content_not_time(tmp_path):
     root = _library(tmp_path / "a")
     first = cache.library_digest(root)
@@ -361,10 +368,10 @@ def test_a_warm_build_is_the_cold_builds_bytes_and_a_library_change_redraws(tmp_
     assert "Cache hit" in warm and "Cache miss" not in warm, "no notebook executed"
     assert _tree(tmp_path / "warm") == _tree(tmp_path / "cold"), "kept output is fresh output"
 
-    # A new file under data/ changes no figure, but the cache cannot know that: every
-    # figure is drawn and every notebook run again; the math stays. (Only the two
-    # proofs that read data/ run again; an edit to posenc would rerun most proofs.)
-    (project / "data" / "an-edit-for-the-cache-test.txt").write_text("edited\n")
+    # A new file under data/configs changes no figure, but the cache cannot know that:
+    # every figure is drawn and every notebook run again; the math stays. (Only the two
+    # proofs that read data/configs run again; an edit to posenc would rerun most.)
+    (project / "data" / "configs" / "an-edit-for-the-cache-test.json").write_text("{}\n")
     edited = _build(project, tmp_path / "edited", base)
     assert _summary(edited) == (0, drawn, rendered, 0)
     assert "Cache miss, writing" in edited and "Cache hit" not in edited

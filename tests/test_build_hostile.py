@@ -42,8 +42,9 @@ def _copy_project(dest: Path, cache: Path | None = None) -> Path:
     """What a build reads, copied, with a proof cache (``cache``, else the repository's)."""
     for name in ("docs", "proofs", "hooks", "posenc", "overrides", "exercises"):
         shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
-    # Propositions 28 and 29 and their figures read configs from data/configs.
-    shutil.copytree(ROOT / "data" / "configs", dest / "data" / "configs")
+    # Propositions 28 and 29 and their figures read data/configs; the Cite blocks and
+    # the history page read the statement ledger, data/statements.json.
+    shutil.copytree(ROOT / "data", dest / "data")
     for name in ("mkdocs.yml", "pyproject.toml", "conformance/record.json"):
         (dest / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / name, dest / name)

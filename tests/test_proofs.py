@@ -301,7 +301,6 @@ def test_cache_reuses_and_invalidates(tmp_path):
     assert not third.cached and third.sha256 != first.sha256
 
 
-
 def test_a_change_to_a_config_a_proof_reads_changes_its_key(tmp_path, monkeypatch):
     # Proposition 28 reads data/configs/llama-3.2-1b.json: an edit there must run it again.
     shutil.copytree(ROOT / "posenc", tmp_path / "posenc")

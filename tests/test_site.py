@@ -134,7 +134,7 @@ def test_home_lists_every_proposition_with_status(site, entries):
 
 
 def _copy_project(dest: Path) -> Path:
-    for name in ("docs", "proofs", "hooks", "posenc", "overrides"):
+    for name in ("docs", "proofs", "hooks", "posenc", "overrides", "data"):
         shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("mkdocs.yml", "pyproject.toml", "conformance/record.json"):
         (dest / name).parent.mkdir(parents=True, exist_ok=True)
