@@ -9,6 +9,7 @@ or more (the drawing scrolls in its frame rather than shrink below that).
 
 from __future__ import annotations
 
+import functools
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -41,14 +42,19 @@ def nodes(svg_markup: str) -> list[tuple[str, ET.Element, list[str]]]:
     return found
 
 
+@functools.cache
+def _metrics(path: Path) -> tuple[dict[int, str], dict[str, tuple[int, int]], int]:
+    font = TTFont(path)
+    return font.getBestCmap(), dict(font["hmtx"].metrics), font["head"].unitsPerEm
+
+
 def widest_advance(text: str, size: float) -> float:
     """Width in px of ``text`` at ``size`` px in the widest of the fonts at hand."""
     widths = []
     for path in FONTS:
         if not path.is_file():
             continue
-        font = TTFont(path)
-        cmap, metrics, em = font.getBestCmap(), font["hmtx"], font["head"].unitsPerEm
+        cmap, metrics, em = _metrics(path)
         units = sum(metrics[cmap[ord(c)]][0] if ord(c) in cmap else em for c in text)
         widths.append(units / em * size)
     assert widths, "no font to measure with"

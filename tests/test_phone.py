@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
 pytestmark = pytest.mark.browser
 
 PHONE = {"width": 390, "height": 844}
+SEARCH = re.compile(r"/search/search_index\.json$|/assets/javascripts/workers/")
 REFRESH = re.compile(r"<meta[^>]+http-equiv=[\"']?refresh", re.I)
 
 # What sticks out, and what scrolls without a way in from the keyboard. An element
@@ -86,17 +88,19 @@ def site_pages(site: Path) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def phone(chromium, is_local):
+def phone(chromium, served_url):
     """A 390 px wide context; a request to any other host is aborted.
 
-    So is the search index: the search worker would build it on every page, which
-    costs more than the rest of the check and lays nothing out.
+    So is search (its worker and index): the worker would build the index on
+    every page, which costs more than the rest of the check and lays nothing out.
+    One regular expression, matched by Playwright's driver, decides: a Python
+    predicate would make every request of every page a round trip to the test.
     """
+    parts = urlsplit(served_url)
+    origin = re.escape(f"{parts.scheme}://{parts.netloc}/")
+    blocked = re.compile(f"^(?!{origin}|data:|blob:)|{SEARCH.pattern}")
     context = chromium.new_context(viewport=PHONE, service_workers="block")
-    context.route(
-        lambda url: not is_local(url) or url.endswith("/search/search_index.json"),
-        lambda route: route.abort(),
-    )
+    context.route(blocked, lambda route: route.abort())
     yield context
     context.close()
 
