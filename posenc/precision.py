@@ -72,7 +72,7 @@ def _format(dtype: object) -> Format:
         raise TypeError(f"dtype must be one of {allowed}, got {dtype!r}")
     try:
         name = np.dtype(dtype).name
-    except TypeError:
+    except (TypeError, ValueError, SyntaxError):  # NumPy parses "," as a record spec
         raise TypeError(f"dtype must be one of {allowed}, got {dtype!r}") from None
     if name not in FORMATS:
         raise ValueError(f"dtype must be one of {allowed}, got {name}")

@@ -371,7 +371,7 @@ def test_a_warm_build_is_the_cold_builds_bytes_and_a_library_change_redraws(tmp_
     # A new file under data/configs changes no figure, but the cache cannot know that:
     # every figure is drawn and every notebook run again; the math stays. (Only the two
     # proofs that read data/configs run again; an edit to posenc would rerun most.)
-    (project / "data" / "configs" / "an-edit-for-the-cache-test.json").write_text("{}\n")
+    (project / "data" / "configs" / "an-edit-for-the-cache-test.txt").write_text("x\n")
     edited = _build(project, tmp_path / "edited", base)
     assert _summary(edited) == (0, drawn, rendered, 0)
     assert "Cache miss, writing" in edited and "Cache hit" not in edited

@@ -231,3 +231,11 @@ def test_bad_dtypes_are_refused(dtype, error, message):
         exact_integer_limit(dtype)
     with pytest.raises(error, match=message):
         round_to(1.0, dtype)
+
+
+@pytest.mark.parametrize("bad", [",", "i4,", "(2)f8", "not a dtype"])
+def test_a_string_numpy_cannot_read_as_one_type_is_a_type_error(bad):
+    # NumPy reads "," as a record specification and raises SyntaxError from inside
+    # ast; the library names the formats it takes instead (found by tests/test_fuzz).
+    with pytest.raises((TypeError, ValueError), match="dtype must be one of"):
+        exact_integer_limit(bad)

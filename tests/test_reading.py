@@ -13,31 +13,9 @@ from hooks import registry
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parent.parent
-PHONE = {"width": 390, "height": 844}
 ENTRIES = registry.load(ROOT / "docs", ROOT)
 
-# Widest element that sticks out of the viewport, if any (scroll containers excluded:
-# wide tables, code and display math scroll inside their own box, which is fine).
-OVERFLOW = """() => {
-  const width = document.documentElement.clientWidth;
-  if (document.scrollingElement.scrollWidth <= width + 1) return null;
-  let worst = null;
-  for (const el of document.querySelectorAll('body *')) {
-    const box = el.getBoundingClientRect();
-    if (box.right > width + 1 && (!worst || box.right > worst.right)) {
-      worst = {tag: el.tagName, cls: el.className && el.className.baseVal === undefined
-               ? String(el.className) : '', right: Math.round(box.right)};
-    }
-  }
-  return worst;
-}"""
-
-
-@pytest.fixture(scope="module")
-def phone_context(chromium):
-    context = chromium.new_context(viewport=PHONE, device_scale_factor=2, has_touch=True)
-    yield context
-    context.close()
+# Every page at phone width: tests/test_phone.py (stricter: nothing leaves its box).
 
 
 @pytest.fixture(scope="module")
@@ -45,22 +23,6 @@ def dark_context(chromium):
     context = chromium.new_context(viewport={"width": 1280, "height": 900}, color_scheme="dark")
     yield context
     context.close()
-
-
-def test_every_page_fits_a_phone(site_page, site_dir, served_url, phone_context, tmp_path_factory):
-    if site_page.startswith("p/") or site_page == "404.html":
-        pytest.skip("redirect stubs and the 404 page are checked elsewhere")
-    page = phone_context.new_page()
-    try:
-        page.goto(served_url + site_page.removesuffix("index.html"), wait_until="load")
-        worst = page.evaluate(OVERFLOW)
-        assert worst is None, f"{site_page} is wider than a 390 px phone: {worst}"
-        shots = tmp_path_factory.mktemp("phone")
-        picture = shots / (re.sub(r"\W+", "_", site_page) + ".png")
-        page.screenshot(path=str(picture), full_page=False)
-        assert picture.stat().st_size > 5_000, "the screenshot is blank"
-    finally:
-        page.close()
 
 
 def test_figures_and_graph_are_legible_in_dark_mode(site_dir, served_url, dark_context):
