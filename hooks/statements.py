@@ -21,11 +21,9 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-import os
 import re
 import subprocess
 import sys
-import tempfile
 import tomllib
 import unicodedata
 from collections.abc import Mapping
@@ -306,15 +304,9 @@ def pages(docs: Path) -> dict[int, str]:
 
 def _write(path: Path, text: str) -> None:
     """Write atomically: a reader sees the old ledger or the whole new one, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    from hooks.cache import write_text
+
+    write_text(path, text)
 
 
 def main(argv: list[str]) -> int:
