@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
+from _project import copy_project
 
 from hooks import cache, katex, svg
 
@@ -309,18 +310,6 @@ def test_writes_are_whole(tmp_path):
 # -- a real build --------------------------------------------------------------------
 
 
-def _copy_project(dest: Path) -> Path:
-    for name in ("docs", "proofs", "hooks", "posenc", "overrides", "exercises", "data"):
-        shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("mkdocs.yml", "pyproject.toml", "conformance/record.json"):
-        (dest / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(ROOT / name, dest / name)
-    (dest / "node_modules").symlink_to(ROOT / "node_modules")
-    if (ROOT / ".cache" / "proofs").is_dir():
-        shutil.copytree(ROOT / ".cache" / "proofs", dest / ".cache" / "proofs")
-    return dest
-
-
 def _build(project: Path, site: Path, base: Path) -> str:
     env = {
         **os.environ,
@@ -356,7 +345,7 @@ def _tree(site: Path) -> dict[str, bytes]:
 
 @pytest.mark.build
 def test_a_warm_build_is_the_cold_builds_bytes_and_a_library_change_redraws(tmp_path):
-    project = _copy_project(tmp_path / "project")
+    project = copy_project(tmp_path / "project")
     base = tmp_path / "cache"
     cold = _build(project, tmp_path / "cold", base)
     kept, drawn, found, rendered = _summary(cold)

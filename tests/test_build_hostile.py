@@ -26,6 +26,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from _project import PROOF_CACHE, copy_project
 
 from hooks import blocks, graph, registry, svg
 
@@ -40,19 +41,7 @@ HOSTILE = 'Order <script>alert(1)</script> & "quotes"'
 
 def _copy_project(dest: Path, cache: Path | None = None) -> Path:
     """What a build reads, copied, with a proof cache (``cache``, else the repository's)."""
-    for name in ("docs", "proofs", "hooks", "posenc", "overrides", "exercises"):
-        shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
-    # Propositions 28 and 29 and their figures read data/configs; the Cite blocks and
-    # the history page read the statement ledger, data/statements.json.
-    shutil.copytree(ROOT / "data", dest / "data")
-    for name in ("mkdocs.yml", "pyproject.toml", "conformance/record.json"):
-        (dest / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(ROOT / name, dest / name)
-    (dest / "node_modules").symlink_to(ROOT / "node_modules")
-    cache = cache or ROOT / ".cache" / "proofs"
-    if cache.is_dir():
-        shutil.copytree(cache, dest / ".cache" / "proofs")
-    return dest
+    return copy_project(dest, cache or PROOF_CACHE)
 
 
 @pytest.fixture(scope="module")

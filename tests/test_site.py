@@ -5,13 +5,13 @@ from __future__ import annotations
 import filecmp
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import yaml
+from _project import copy_project
 
 from hooks import registry
 
@@ -133,19 +133,9 @@ def test_home_lists_every_proposition_with_status(site, entries):
     assert home.count("verified with all dependencies") >= len(entries)
 
 
-def _copy_project(dest: Path) -> Path:
-    for name in ("docs", "proofs", "hooks", "posenc", "overrides", "data"):
-        shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("mkdocs.yml", "pyproject.toml", "conformance/record.json"):
-        (dest / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(ROOT / name, dest / name)
-    (dest / "node_modules").symlink_to(ROOT / "node_modules")
-    return dest
-
-
 def test_a_false_claim_fails_the_strict_build(tmp_path):
     # With the other proofs' results: only the edited proof runs (its key changed).
-    project = _copy_with_cache(tmp_path / "project")
+    project = copy_project(tmp_path / "project")
     proof = project / "proofs" / "p08_shift_is_rotation.py"
     true = "block(w * j) * block(w * k) - block(w * (j + k))"
     assert true in proof.read_text()
@@ -159,15 +149,8 @@ def test_a_false_claim_fails_the_strict_build(tmp_path):
     assert not (tmp_path / "site" / "index.html").exists()
 
 
-def _copy_with_cache(dest: Path) -> Path:
-    project = _copy_project(dest)
-    if (ROOT / ".cache" / "proofs").is_dir():  # the proofs are not what this test is about
-        shutil.copytree(ROOT / ".cache" / "proofs", project / ".cache" / "proofs")
-    return project
-
-
 def test_a_typed_number_fails_the_strict_build_naming_page_line_and_quantity(tmp_path):
-    project = _copy_with_cache(tmp_path / "project")
+    project = copy_project(tmp_path / "project")
     page = project / "docs" / "propositions" / "p14-floating-point.md"
     text = page.read_text()
     name = "{{ tutorial_error_1e6 }}"
@@ -183,7 +166,7 @@ def test_a_typed_number_fails_the_strict_build_naming_page_line_and_quantity(tmp
 
 
 def test_an_unknown_quantity_fails_the_strict_build(tmp_path):
-    project = _copy_with_cache(tmp_path / "project")
+    project = copy_project(tmp_path / "project")
     page = project / "docs" / "propositions" / "p14-floating-point.md"
     page.write_text(page.read_text().replace("{{ float16_limit }}", "{{ float16_limt }}", 1))
     done = build(project, tmp_path / "site")
