@@ -29,7 +29,6 @@ import argparse
 import os
 import re
 import resource
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -37,19 +36,12 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tools.project import copy_project  # noqa: E402
+
 EDITED = "docs/propositions/p08-shift-is-rotation.md"
 TARGET = 2.0
-
-
-def copy_project(dest: Path) -> Path:
-    """What a build reads, copied (the KaTeX in node_modules is linked, not copied)."""
-    for name in ("docs", "proofs", "hooks", "posenc", "overrides", "exercises", "data"):
-        shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("mkdocs.yml", "pyproject.toml", "conformance/record.json"):
-        (dest / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(ROOT / name, dest / name)
-    (dest / "node_modules").symlink_to(ROOT / "node_modules")
-    return dest
 
 
 def plain_config(project: Path) -> Path:
@@ -99,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--runs must be at least 1")
     with tempfile.TemporaryDirectory(prefix="posenc-bench-build-") as tmp:
         work = Path(tmp)
-        project = copy_project(work / "project")
+        project = copy_project(work / "project", proof_cache=None)  # cold: no results
         plain = plain_config(project)
         env = {
             **os.environ,

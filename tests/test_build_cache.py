@@ -21,9 +21,9 @@ import time
 from pathlib import Path
 
 import pytest
-from _project import copy_project
 
 from hooks import cache, katex, svg
+from tools.project import copy_project
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -26,9 +26,9 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from _project import PROOF_CACHE, copy_project
 
 from hooks import blocks, graph, registry, svg
+from tools.project import PROOF_CACHE, copy_project
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = "propositions/p08-shift-is-rotation.md"

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from _project import copy_project
 
 from hooks import registry
+from tools.project import copy_project
 
 pytestmark = pytest.mark.build
 

@@ -1,4 +1,4 @@
-"""A copy of what a build reads, for the tests that build a changed project."""
+"""A copy of what a build reads, for the tests and the benchmark that build a changed project."""
 
 from __future__ import annotations
 
