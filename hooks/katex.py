@@ -35,6 +35,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO
 
+from hooks import cache
+
 __all__ = [
     "ASSET_DIR",
     "KatexError",
@@ -271,9 +273,6 @@ class LastingRenderer:
         root: Path = ROOT,
         strict: str = "error",
     ) -> None:
-        from hooks import cache
-
-        self._cache_module = cache
         self.macros = _check_macros(macros)
         if strict not in _STRICT_MODES:
             raise ValueError(f"strict must be one of {_STRICT_MODES}, not {strict!r}")
@@ -337,7 +336,7 @@ class LastingRenderer:
         keep = self._used if complete else {**self._kept, **self._used}
         if self.path is not None and keep and keep != self._kept:
             text = json.dumps(keep, ensure_ascii=False, sort_keys=True, indent=0)
-            self._cache_module.write_text(self.path, text)
+            cache.write_text(self.path, text)
             self._kept = dict(keep)
 
     def __enter__(self) -> LastingRenderer:
