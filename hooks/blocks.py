@@ -249,23 +249,6 @@ def bibliography(
     return "\n".join(items) + "\n"
 
 
-HEADING_RE = re.compile(r"^(#{1,5}) ", re.M)
-FENCE_RE = re.compile(r"^(```|~~~)", re.M)
-
-
-def demote(markdown: str) -> str:
-    """Every heading one level down, and every collapsible block open (for print)."""
-    out, fenced = [], False
-    for line in markdown.splitlines():
-        if FENCE_RE.match(line.lstrip()):
-            fenced = not fenced
-        if not fenced:
-            line = HEADING_RE.sub(lambda m: "#" + m.group(1) + " ", line)
-            line = re.sub(r"^(\s*)\?\?\? ", r"\1???+ ", line)
-        out.append(line)
-    return "\n".join(out) + "\n"
-
-
 def fill(markdown: str, blocks: Mapping[str, str]) -> str:
     """Replace each ``<!-- posenc:NAME -->`` line by ``blocks[NAME]``."""
 

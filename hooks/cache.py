@@ -1,8 +1,9 @@
 """What a build keeps between builds, found by the content of what it depends on.
 
-Three outputs are slow to make and depend on little: the SVG figures (drawn
+Four outputs are slow to make and depend on little: the SVG figures (drawn
 by matplotlib from ``posenc``), the executed notebooks (run by a kernel,
-again from ``posenc``) and the rendered math (KaTeX, in Node.js). Each is kept
+again from ``posenc``), the rendered math (KaTeX, in Node.js) and the API
+reference (mkdocstrings' templates). Each is kept
 under a key that hashes everything its bytes can depend on, so that a change
 to any of it, and only such a change, makes it again:
 
@@ -13,6 +14,8 @@ to any of it, and only such a change, makes it again:
   adds what the notebook imports, which it cannot know);
 * **math**: the KaTeX version in ``node_modules``, the worker script, the
   macros and the strictness; a formula is then found by its TeX and mode.
+* **the API reference**: each object's rendered docstrings, under the library
+  digest, ``mkdocs.yml`` and the versions of the renderers (hooks/apidoc.py).
 
 The key is a digest of file *contents* (and relative paths), never of times,
 so a fresh clone with a copied cache, or a file touched but not changed,
@@ -177,3 +180,8 @@ def read_json(path: Path) -> dict | None:
     except ValueError:
         return None  # a damaged entry is a miss, and is written again
     return data if isinstance(data, dict) else None
+
+
+def write_json(path: Path, data: dict) -> None:
+    """Write ``data`` as JSON, atomically (see :func:`write_text`)."""
+    write_text(path, json.dumps(data, ensure_ascii=False, sort_keys=True))

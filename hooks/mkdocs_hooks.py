@@ -27,6 +27,7 @@ if str(ROOT) not in sys.path:  # MkDocs loads this file by path, not as part of 
 
 from hooks import (  # noqa: E402
     a11y,
+    apidoc,
     bind,
     blocks,
     cache,
@@ -38,6 +39,7 @@ from hooks import (  # noqa: E402
     links,
     loading,
     notebooks,
+    printable,
     registry,
     search_index,
     svg,
@@ -64,6 +66,7 @@ class Build:
     #: Where figures, notebooks and math are kept between builds (None: nowhere).
     cache: Path | None = None
     figures: svg.FigureCache | None = None
+    api: apidoc.RenderCache | None = None
 
     def state(self, entry: registry.Proposition) -> str:
         return blocks.status(entry, self.results, self.registry)
@@ -170,14 +173,24 @@ def _registry_message(exc: registry.RegistryError) -> str:
     return f"posenc registry: {len(problems)} problems:\n  " + "\n  ".join(problems)
 
 
-def _check_figures(entries: dict[int, registry.Proposition]) -> None:
-    """Every figure a page names is a function of posenc.figures."""
+def _check_figures(
+    entries: dict[int, registry.Proposition], kept: svg.FigureCache | None = None
+) -> None:
+    """Every figure a page names is a function of posenc.figures.
+
+    A kept figure was drawn from this very library (its key hashes every file
+    of posenc/), so it is one; the others are looked up, which imports
+    matplotlib (half a second that a warm build no longer spends).
+    """
+    has = kept.has if kept is not None else lambda name: False
+    named = [(e, f) for e in entries.values() for f in e.figures if not has(f.name)]
+    if not named:
+        return
     from posenc import figures
 
     unknown = [
         f"{e.page}: figures: {f.name} is not a function of posenc.figures"
-        for e in entries.values()
-        for f in e.figures
+        for e, f in named
         if not callable(getattr(figures, f.name, None))
     ]
     if unknown:
@@ -186,8 +199,8 @@ def _check_figures(entries: dict[int, registry.Proposition]) -> None:
 
 def on_files(files, config, **_):
     build = STATE["build"]
-    _check_figures(build.registry)
     build.figures = svg.FigureCache(build.cache, ROOT)
+    _check_figures(build.registry, build.figures)
     for entry in build.registry.values():
         for figure in entry.figures:
             if files.get_file_from_path(f"figures/{figure.name}.svg") is None:
@@ -282,20 +295,6 @@ def proposition_blocks(build: Build, entry: registry.Proposition, base: str) -> 
     }
 
 
-def _printable(build: Build, base: str) -> str:
-    """The whole corpus in order of number, each page one heading level down."""
-    parts = []
-    for entry in build.registry.values():
-        source = (Path(build.docs) / entry.page).read_text(encoding="utf-8")
-        _, body = registry.front_matter(source)
-        body = blocks.numbered_title(body, entry)
-        body = blocks.fill(body, proposition_blocks(build, entry, base))
-        body = blocks.figure_alts(bind.render(body, build.values, entry.number), entry)
-        # Says which page the HTML after it comes from, for error messages (see on_post_page).
-        parts.append(f"<!-- {SOURCE_MARK} {entry.page} -->\n\n" + blocks.demote(body))
-    return "\n\n".join(parts)
-
-
 #: The comment that opens each proposition on the printable page.
 SOURCE_MARK = "posenc-source:"
 SOURCE_MARK_RE = re.compile(rf"<!-- {SOURCE_MARK} (\S+) -->\n?")
@@ -316,7 +315,7 @@ def common_blocks(build: Build, base: str, src: str, url_base: str) -> dict[str,
         "version": f"This site is corpus version **{build.version}**.\n",
         "bibliography": blocks.bibliography(build.sources, cited_by),
         "graph": graph.block(build.registry, statuses, url_base),
-        "all": _printable(build, base) if src == PRINT_PAGE else "",
+        "all": printable.PLACEHOLDER if src == PRINT_PAGE else "",
         "cli": _cli_help() if src == CLI_PAGE else "",
         "history": cite.history_block(Path(build.docs), build.version, base)
         if src == "history.md"
@@ -326,6 +325,7 @@ def common_blocks(build: Build, base: str, src: str, url_base: str) -> dict[str,
 
 PRINT_PAGE = "propositions/all.md"
 CLI_PAGE = "reference/cli.md"
+API_PAGE = "reference/api.md"
 
 
 def _cli_help() -> str:
@@ -355,6 +355,8 @@ def _escape_meta(page, build: Build, own: int | None) -> None:
 
 
 def on_page_markdown(markdown, page, config, files, **_):
+    if page.file.src_uri == API_PAGE and "mkdocstrings" in config.plugins:
+        _keep_api(STATE["build"], config.plugins["mkdocstrings"])
     try:
         return _page_markdown(markdown, page)
     except (blocks.BlockError, bind.BindError) as exc:
@@ -362,6 +364,13 @@ def on_page_markdown(markdown, page, config, files, **_):
         if not message.startswith(page.file.src_uri):
             message = f"{page.file.src_uri}: {message}"
         raise PluginError(f"posenc: {message}") from None
+
+
+def _keep_api(build: Build, plugin) -> None:
+    """Route the Python handler's rendering through the build cache (hooks/apidoc.py)."""
+    if build.api is None:
+        build.api = apidoc.RenderCache(build.cache, ROOT)
+    build.api.wrap(plugin.handlers.get_handler("python"))
 
 
 def _page_markdown(markdown: str, page) -> str:
@@ -391,6 +400,27 @@ def _page_markdown(markdown: str, page) -> str:
     return blocks.figure_alts(markdown, entry) if entry is not None else markdown
 
 
+def on_env(env, config, files, **_):
+    """The printable page, from the proposition pages' HTML (see hooks/printable.py)."""
+    build = STATE["build"]
+    whole = files.get_file_from_path(PRINT_PAGE)
+    if whole is None or whole.page is None or whole.page.content is None:
+        return env
+    parts = []
+    for number, entry in build.registry.items():
+        file = files.get_file_from_path(entry.page)
+        if file is None or file.page is None or file.page.content is None:
+            raise PluginError(f"posenc: {PRINT_PAGE}: {entry.page} was not rendered")
+        parts.append((number, entry.page, file.page.content, file.page.toc))
+    try:
+        whole.page.content, whole.page.toc = printable.assemble(
+            whole.page.content, whole.page.toc, parts, SOURCE_MARK
+        )
+    except printable.PrintableError as exc:
+        raise PluginError(f"posenc: {PRINT_PAGE}: {exc}") from None
+    return env
+
+
 def on_post_page(output, page, config, **_):
     build = STATE["build"]
     if build.renderer is None:
@@ -407,8 +437,8 @@ def on_post_page(output, page, config, **_):
             raise PluginError(_katex_message(exc, before, page.file.src_uri, build)) from None
         if page.file.src_uri == PRINT_PAGE:
             output = SOURCE_MARK_RE.sub("", output)
-            # Collapsible blocks written as HTML (a widget's static version, included
-            # by snippets after blocks.demote has opened the Markdown ones) open too.
+            # Every collapsible block opens for print: those written in Markdown (???)
+            # and those written as HTML (a widget's static version).
             output = CLOSED_DETAILS_RE.sub("<details open", output)
         output = a11y.repair(output)
         return loading.preload_math_fonts(output)
@@ -449,7 +479,7 @@ def on_post_build(config, **_):
         log.info(_cache_summary(build))
     _close(complete=True)
     if build is not None and build.cache is not None:
-        for kind in ("figures", "notebooks", "katex"):
+        for kind in ("figures", "notebooks", "katex", "api"):
             cache.prune(build.cache, kind)
     for broken in links.check_site(Path(config.site_dir), config.site_url):
         log.warning(f"posenc: {broken}")
@@ -465,6 +495,8 @@ def _cache_summary(build: Build) -> str:
         parts.append(f"figures {len(build.figures.kept)} kept, {len(build.figures.drawn)} drawn")
     if build.renderer is not None:
         parts.append(f"math {build.renderer.found} kept, {build.renderer.rendered} rendered")
+    if build.api is not None:
+        parts.append(f"API {len(build.api.kept)} kept, {len(build.api.rendered)} rendered")
     parts.append("off (POSENC_BUILD_CACHE)" if build.cache is None else f"in {build.cache}")
     return "posenc build cache: " + "; ".join(parts)
 

@@ -120,6 +120,24 @@ def _read(text: str, where: str) -> tuple[dict[str, Any], str, dict[str, int]]:
     return data, text[match.end() :], lines
 
 
+#: libyaml's parser where PyYAML was built with it (its wheels are): the same YAML,
+#: read several times faster than by the pure-Python one (every page's front matter
+#: is read on every build).
+FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _parse(loader_class, source: str, prefix: str, first: int) -> tuple[Any, Any]:
+    """(node, data) of one YAML document; a key given twice is a RegistryError."""
+    loader = loader_class(source)
+    try:
+        node = loader.get_single_node()
+        if node is not None:
+            _no_twice(node, prefix, first)
+        return node, loader.construct_document(node) if node is not None else None
+    finally:
+        loader.dispose()
+
+
 def _mapping(
     source: str, where: str, *, first: int, what: str
 ) -> tuple[dict[Any, Any], dict[str, int]]:
@@ -128,16 +146,15 @@ def _mapping(
     Returns the mapping and the file's line of each of its keys.
     """
     prefix = f"{where}:" if where else "line "
-    loader = yaml.SafeLoader(source)
     try:
-        node = loader.get_single_node()
-        if node is not None:
-            _no_twice(node, prefix, first)
-        data = loader.construct_document(node) if node is not None else None
-    except yaml.YAMLError as exc:
-        raise RegistryError(_yaml_problem(exc, prefix, first, what)) from None
-    finally:
-        loader.dispose()
+        node, data = _parse(FAST_LOADER, source, prefix, first)
+    except yaml.YAMLError:
+        # libyaml found a problem; the pure-Python parser says it in the words (and with
+        # the marks) that the messages below are written for.
+        try:
+            node, data = _parse(yaml.SafeLoader, source, prefix, first)
+        except yaml.YAMLError as exc:
+            raise RegistryError(_yaml_problem(exc, prefix, first, what)) from None
     if data is None:
         data = {}
     if not isinstance(data, dict):

@@ -48,6 +48,11 @@ class FigureCache:
         self.drawn: list[str] = []
         self.kept: list[str] = []
 
+    def has(self, name: str) -> bool:
+        """Whether ``name`` is kept: drawn before from this very library, so a figure function."""
+        valid = name.isidentifier() and name.startswith("fig_")
+        return valid and self.folder is not None and (self.folder / f"{name}.svg").is_file()
+
     def svg(self, name: str) -> str:
         if not (name.isidentifier() and name.startswith("fig_")):
             raise KeyError(f"posenc.figures has no figure function {name!r}")

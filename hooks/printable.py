@@ -1,0 +1,132 @@
+"""The printable page (propositions/all.md), put together from the rendered proposition pages.
+
+The page used to be one long Markdown document: every proposition page's
+source, filled in, bound and demoted, rendered again as part of the printable
+page. That second rendering was a fifth of every build (Pygments highlighting
+each proof script twice, Python-Markdown parsing 8 MB of output again). The
+HTML of each proposition page exists by the time MkDocs calls ``on_env``, so
+the printable page now takes that HTML, in order of number, and changes only
+what must change on one shared page:
+
+- every heading goes one level down, so that each proposition's title is an
+  ``h2`` under the page's own ``h1``;
+- an ``id`` that more than one part uses (each has an ``argument`` and a
+  ``cite`` heading, and may have footnotes ``fn:1``) is prefixed with the
+  part's number, ``p8-argument``, in that part, and so is every reference to
+  it inside the part (``href="#…"``, ``url(#…)``, ``aria-labelledby`` …);
+- the table of contents is the parts' tables, renamed and demoted alike.
+
+Nothing else is touched: links to other pages stay as they are (the printable
+page sits in the same folder as the proposition pages, so a relative link
+means the same there), and each part is preceded by a comment naming its
+source page, which the KaTeX error message reads (see mkdocs_hooks).
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+
+from mkdocs.structure.toc import AnchorLink, TableOfContents
+
+#: Where the parts go: the printable page's ``<!-- posenc:all -->`` block becomes this
+#: comment, which Python-Markdown passes through as it is.
+PLACEHOLDER = "<!-- posenc-printable: the proposition pages go here -->"
+
+ID_RE = re.compile(r'(?<=\sid=")[^"]*(?=")')
+HEADING_RE = re.compile(r"<(/?)h([1-5])(?=[\s>])")
+#: Attributes whose value is one id, or a list of ids separated by spaces.
+ONE_ID_RE = re.compile(r'(\s(?:id|for)=")([^"]*)(")')
+ID_LIST_RE = re.compile(r'(\saria-(?:labelledby|describedby|controls|owns)=")([^"]*)(")')
+#: References to an id by fragment: links (HTML and SVG) and CSS ``url(#…)`` in SVG.
+FRAGMENT_RE = re.compile(r'(\s(?:xlink:)?href="#)([^"]*)(")|(url\(#)([^)]*)(\))')
+
+
+class PrintableError(Exception):
+    """The printable page cannot be put together (its placeholder is missing or repeated)."""
+
+
+def ids(html: str) -> list[str]:
+    """Every ``id`` attribute value in ``html``, in order."""
+    return ID_RE.findall(html)
+
+
+def shared_ids(parts: Iterable[str], also: str = "") -> set[str]:
+    """The ids that appear in more than one part, or in a part and in ``also``."""
+    counts: Counter[str] = Counter()
+    for part in parts:
+        counts.update(set(ids(part)))
+    outside = set(ids(also))
+    return {name for name, count in counts.items() if count > 1 or name in outside}
+
+
+def rename(html: str, names: Mapping[str, str]) -> str:
+    """``html`` with each id in ``names`` renamed, and every reference to it inside."""
+    if not names:
+        return html
+
+    def one(match: re.Match[str]) -> str:
+        return match[1] + names.get(match[2], match[2]) + match[3]
+
+    def listed(match: re.Match[str]) -> str:
+        return match[1] + " ".join(names.get(n, n) for n in match[2].split()) + match[3]
+
+    def fragment(match: re.Match[str]) -> str:
+        if match[1] is not None:
+            return match[1] + names.get(match[2], match[2]) + match[3]
+        return match[4] + names.get(match[5], match[5]) + match[6]
+
+    html = ONE_ID_RE.sub(one, html)
+    html = ID_LIST_RE.sub(listed, html)
+    return FRAGMENT_RE.sub(fragment, html)
+
+
+def demote(html: str) -> str:
+    """Every heading ``h1`` … ``h5`` one level down."""
+    return HEADING_RE.sub(lambda m: f"<{m[1]}h{int(m[2]) + 1}", html)
+
+
+def _toc_items(items: Iterable[AnchorLink], names: Mapping[str, str]) -> list[AnchorLink]:
+    """Copies of ``items``, one level down, with their ids renamed."""
+    out = []
+    for item in items:
+        level = min(item.level + 1, 6)
+        link = AnchorLink(item.title, names.get(item.id, item.id), level)
+        link.children = _toc_items(item.children, names)
+        out.append(link)
+    return out
+
+
+def assemble(
+    intro: str,
+    intro_toc: TableOfContents,
+    parts: Sequence[tuple[int, str, str, TableOfContents]],
+    mark: str,
+) -> tuple[str, TableOfContents]:
+    """The printable page's HTML and table of contents.
+
+    ``intro`` is the printable page's own rendered HTML, holding
+    :data:`PLACEHOLDER` once; ``parts`` are ``(number, source page, HTML,
+    table of contents)`` for each proposition, in order; ``mark`` is the text
+    of the comment that opens each part (it is followed by the source page).
+    """
+    if intro.count(PLACEHOLDER) != 1:
+        found = intro.count(PLACEHOLDER)
+        raise PrintableError(
+            f"the printable page must hold its <!-- posenc:all --> line once, found {found}"
+        )
+    shared = shared_ids((html for _, _, html, _ in parts), also=intro)
+    pieces, toc = [], []
+    for number, page, html, part_toc in parts:
+        names = {name: f"p{number}-{name}" for name in set(ids(html)) & shared}
+        pieces.append(f"<!-- {mark} {page} -->\n{demote(rename(html, names))}")
+        toc.extend(_toc_items(part_toc.items, names))
+    items = [copy.copy(item) for item in intro_toc.items]
+    if items and items[0].level == 1:
+        # The page's title holds every proposition, as the headings on the page do.
+        items[0].children = list(items[0].children) + toc
+    else:
+        items.extend(toc)
+    return intro.replace(PLACEHOLDER, "\n".join(pieces)), TableOfContents(items)

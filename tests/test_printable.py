@@ -1,0 +1,159 @@
+"""The printable page is the proposition pages' HTML, one heading level down (hooks/printable.py).
+
+The unit tests give ``assemble`` small pages and check what it renames and
+what it leaves alone; the last test reads the built site and checks that each
+proposition's part of the printable page says exactly what its own page says.
+"""
+
+from __future__ import annotations
+
+import html as entities
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from mkdocs.structure.toc import get_toc
+
+from hooks import printable, registry
+
+ROOT = Path(__file__).resolve().parent.parent
+
+MARK = "posenc-source:"
+
+
+def _toc(*tokens):
+    return get_toc(list(tokens))
+
+
+def _token(level, id_, name, children=()):
+    return {"level": level, "id": id_, "name": name, "children": list(children)}
+
+
+def _page(number: int, extra: str = "") -> str:
+    return (
+        f'<h1 id="proposition-{number}">Proposition {number}</h1>\n'
+        '<h2 id="argument">Argument<a class="headerlink" href="#argument">¶</a></h2>\n'
+        f'<p>See <a href="#argument">the argument</a> and <a href="../p08/#argument">P8</a>.'
+        f'<sup id="fnref:1"><a href="#fn:1">1</a></sup></p>\n'
+        '<div class="footnote"><ol><li id="fn:1"><a href="#fnref:1">↩</a></li></ol></div>\n'
+        f"{extra}"
+    )
+
+
+INTRO = f'<h1 id="the-whole-corpus">The whole corpus</h1>\n<div>\n{printable.PLACEHOLDER}\n</div>'
+
+
+def _assemble(pages: dict[int, str], intro: str = INTRO):
+    parts = [
+        (
+            n,
+            f"propositions/p{n:02d}.md",
+            text,
+            _toc(
+                _token(1, f"proposition-{n}", f"Proposition {n}", [_token(2, "argument", "Arg")])
+            ),
+        )
+        for n, text in pages.items()
+    ]
+    intro_toc = _toc(_token(1, "the-whole-corpus", "The whole corpus"))
+    return printable.assemble(intro, intro_toc, parts, MARK)
+
+
+def test_every_heading_goes_one_level_down_and_nothing_else_does():
+    text = '<h1 id="a">A</h1><h5>E</h5><h6>F</h6><pre><code>&lt;h1&gt;</code></pre><header>'
+    assert printable.demote(text) == (
+        '<h2 id="a">A</h2><h6>E</h6><h6>F</h6><pre><code>&lt;h1&gt;</code></pre><header>'
+    )
+
+
+def test_shared_ids_are_prefixed_with_the_part_and_so_are_the_references_to_them():
+    page, _ = _assemble({1: _page(1), 2: _page(2)})
+    ids = re.findall(r'\sid="([^"]+)"', page)
+    assert not [name for name, count in Counter(ids).items() if count > 1], ids
+    for n in (1, 2):
+        assert f'<h3 id="p{n}-argument">' in page
+        assert f'href="#p{n}-argument">the argument</a>' in page
+        assert f'<sup id="p{n}-fnref:1"><a href="#p{n}-fn:1">' in page
+        assert f'<li id="p{n}-fn:1"><a href="#p{n}-fnref:1">' in page
+        # An id only one part has keeps its name: permanent anchors stay what they were.
+        assert f'<h2 id="proposition-{n}">' in page
+    # A link to another page is not a reference into this one.
+    assert page.count('href="../p08/#argument"') == 2
+
+
+def test_references_in_svg_and_aria_follow_a_renamed_id():
+    extra = (
+        '<svg><defs><clipPath id="clip"></clipPath></defs>'
+        '<g clip-path="url(#clip)"><use xlink:href="#clip"/></g></svg>'
+        '<div role="group" aria-labelledby="t d" id="t"></div><p id="d"></p>'
+        '<label for="d">x</label>'
+    )
+    page, _ = _assemble({3: _page(3, extra), 4: _page(4, extra)})
+    for n in (3, 4):
+        assert f'<clipPath id="p{n}-clip">' in page and f"url(#p{n}-clip)" in page
+        assert f'xlink:href="#p{n}-clip"' in page
+        assert f'aria-labelledby="p{n}-t p{n}-d"' in page and f'for="p{n}-d"' in page
+
+
+def test_an_id_only_one_part_has_is_left_alone_unless_the_intro_has_it():
+    page, _ = _assemble({5: _page(5, '<p id="mine"></p>'), 6: _page(6)})
+    assert '<p id="mine">' in page
+    clashing = INTRO.replace("<div>", '<div id="mine">')
+    page, _ = _assemble({5: _page(5, '<p id="mine"></p>'), 6: _page(6)}, intro=clashing)
+    assert '<div id="mine">' in page and '<p id="p5-mine">' in page
+
+
+def test_each_part_opens_with_its_source_page_in_order():
+    page, _ = _assemble({2: _page(2), 10: _page(10)})
+    marks = re.findall(rf"<!-- {MARK} (\S+) -->", page)
+    assert marks == ["propositions/p02.md", "propositions/p10.md"]
+    assert printable.PLACEHOLDER not in page
+    assert page.index("Proposition 2") < page.index("Proposition 10")
+
+
+def test_the_table_of_contents_holds_every_part_renamed_and_demoted():
+    _, toc = _assemble({1: _page(1), 2: _page(2)})
+    [top] = toc.items
+    assert (top.id, top.level) == ("the-whole-corpus", 1)
+    assert [(i.id, i.level) for i in top.children] == [("proposition-1", 2), ("proposition-2", 2)]
+    assert [(c.id, c.level) for c in top.children[1].children] == [("p2-argument", 3)]
+
+
+@pytest.mark.parametrize("times", [0, 2])
+def test_a_page_without_its_placeholder_once_is_refused(times):
+    intro = "<h1>x</h1>" + printable.PLACEHOLDER * times
+    with pytest.raises(printable.PrintableError, match=f"found {times}"):
+        _assemble({1: _page(1)}, intro=intro)
+
+
+# -- the built site ------------------------------------------------------------------------
+
+ARTICLE_RE = re.compile(r'<article class="md-content__inner md-typeset">(.*?)</article>', re.S)
+TAG_RE = re.compile(r"<[^>]+>")
+
+
+def _words(fragment: str) -> list[str]:
+    fragment = re.sub(r"<(script|style)\b.*?</\1>", " ", fragment, flags=re.S)
+    return entities.unescape(TAG_RE.sub(" ", fragment)).split()
+
+
+def test_each_part_of_the_printable_page_says_what_its_own_page_says(site_dir):
+    entries = registry.load(ROOT / "docs", ROOT)
+    whole = ARTICLE_RE.search((site_dir / "propositions" / "all" / "index.html").read_text())
+    assert whole, "the printable page has no article"
+    starts = [
+        (n, m.start())
+        for n in entries
+        for m in [re.search(rf'<h2 id="proposition-{n}-', whole.group(1))]
+        if m
+    ]
+    assert [n for n, _ in starts] == list(entries), "every proposition, in order of number"
+    ends = [s for _, s in starts[1:]] + [len(whole.group(1))]
+    for (number, start), end in zip(starts, ends, strict=True):
+        own_page = site_dir / entries[number].url.strip("/") / "index.html"
+        own = ARTICLE_RE.search(own_page.read_text())
+        assert own, own_page
+        assert _words(whole.group(1)[start:end]) == _words(own.group(1)), (
+            f"Proposition {number}: the printable part differs from {own_page}"
+        )
