@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -67,6 +68,8 @@ class Build:
     cache: Path | None = None
     figures: svg.FigureCache | None = None
     api: apidoc.RenderCache | None = None
+    #: The blocks search does not index, kept aside while it reads the pages.
+    hidden: search_index.Hidden = field(default_factory=search_index.Hidden)
 
     def state(self, entry: registry.Proposition) -> str:
         return blocks.status(entry, self.results, self.registry)
@@ -301,30 +304,47 @@ SOURCE_MARK_RE = re.compile(rf"<!-- {SOURCE_MARK} (\S+) -->\n?")
 CLOSED_DETAILS_RE = re.compile(r"<details(?![^>]*\sopen\b)(?=[\s>])")
 
 
-def common_blocks(build: Build, base: str, src: str, url_base: str) -> dict[str, str]:
-    """Blocks any page may use; the expensive ones only on the page that asks."""
-    cited_by: dict[str, list[str]] = {}
-    for entry in build.registry.values():
-        for key in entry.sources:
-            cited_by.setdefault(key, []).append(
-                f"[Proposition {entry.number}]({base}{entry.page})"
-            )
-    statuses = {n: build.state(e) for n, e in build.registry.items()}
-    return {
-        "corpus": blocks.corpus_table(build.registry, build.results, base),
-        "version": f"This site is corpus version **{build.version}**.\n",
-        "bibliography": blocks.bibliography(build.sources, cited_by),
-        "graph": graph.block(build.registry, statuses, url_base),
-        "all": printable.PLACEHOLDER if src == PRINT_PAGE else "",
-        "cli": _cli_help() if src == CLI_PAGE else "",
-        "history": cite.history_block(Path(build.docs), build.version, base)
-        if src == "history.md"
-        else "",
+def common_blocks(
+    build: Build, base: str, src: str, url_base: str, wanted: set[str]
+) -> dict[str, str]:
+    """Blocks any page may use, each made only for a page whose markers ask for it.
+
+    Every name is in the result (so that an unknown marker can be told from a
+    known one); the graph's layout and the bibliography cost a tenth of a
+    second each, which every page with a marker used to pay.
+    """
+
+    def cited_by() -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {}
+        for entry in build.registry.values():
+            for key in entry.sources:
+                found.setdefault(key, []).append(
+                    f"[Proposition {entry.number}]({base}{entry.page})"
+                )
+        return found
+
+    def statuses() -> dict[int, str]:
+        return {n: build.state(e) for n, e in build.registry.items()}
+
+    makers = {
+        "corpus": lambda: blocks.corpus_table(build.registry, build.results, base),
+        "version": lambda: f"This site is corpus version **{build.version}**.\n",
+        "bibliography": lambda: blocks.bibliography(build.sources, cited_by()),
+        "graph": lambda: graph.block(build.registry, statuses(), url_base),
+        "all": lambda: printable.PLACEHOLDER if src == PRINT_PAGE else "",
+        "cli": lambda: _cli_help() if src == CLI_PAGE else "",
+        "history": lambda: (
+            cite.history_block(Path(build.docs), build.version, base)
+            if src == HISTORY_PAGE
+            else ""
+        ),
     }
+    return {name: make() if name in wanted else "" for name, make in makers.items()}
 
 
 PRINT_PAGE = "propositions/all.md"
 CLI_PAGE = "reference/cli.md"
+HISTORY_PAGE = "history.md"
 API_PAGE = "reference/api.md"
 
 
@@ -338,7 +358,13 @@ def on_page_content(html, page, **_):
     # Before Material's search plugin reads the page (on_page_context).
     if notebooks.is_notebook(html):
         html = notebooks.settle(html)  # the index must not depend on how the kernel flushed
-    return search_index.exclude_boilerplate(html)
+    return STATE["build"].hidden.hide(search_index.exclude_boilerplate(html))
+
+
+@event_priority(-100)  # after Material's search plugin has read the page
+def on_page_context(context, page, **_):
+    page.content = STATE["build"].hidden.restore(page.content)
+    return context
 
 
 def _escape_meta(page, build: Build, own: int | None) -> None:
@@ -385,7 +411,7 @@ def _page_markdown(markdown: str, page) -> str:
         return bind.render(markdown, build.values, own)
     # Raw HTML links are not rewritten by MkDocs: they go from the page's URL.
     url_base = "../" * page.url.count("/")
-    generated = common_blocks(build, base, src, url_base)
+    generated = common_blocks(build, base, src, url_base, found)
     if entry is not None:
         generated.update(proposition_blocks(build, entry, base))
         # Found first by search, and titled by its permanent number.

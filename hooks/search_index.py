@@ -32,3 +32,53 @@ def exclude_boilerplate(page_html: str) -> str:
     for pattern in EXCLUDED:
         page_html = pattern.sub(lambda m: m.group(0)[:-1] + " data-search-exclude>", page_html)
     return page_html
+
+
+# -- what the search plugin does not need to read ----------------------------------------
+#
+# Material's plugin parses each page's whole HTML with Python's HTMLParser and
+# only then skips what is marked data-search-exclude. On a proposition page the
+# marked blocks (a highlighted proof script above all) are half the HTML, and
+# parsing them was most of the plugin's time: about a second of every build. So
+# they are taken out before the plugin reads the page and put back right after
+# (mkdocs_hooks: on_page_content, then on_page_context after the plugin's).
+
+EXCLUDED_OPEN = re.compile(r"<(details|div)\b[^>]*\sdata-search-exclude[\s>]")
+HIDDEN = "<!-- posenc-search-hidden {} -->"
+HIDDEN_RE = re.compile(r"<!-- posenc-search-hidden (\d+) -->")
+
+
+def _element_end(page_html: str, start: int, tag: str) -> int | None:
+    """Where the element opening at ``start`` ends (after its closing tag), or None."""
+    depth = 0
+    for match in re.finditer(rf"<(/?){tag}(?=[\s>])", page_html[start:]):
+        depth += -1 if match.group(1) else 1
+        if depth == 0:
+            close = page_html.find(">", start + match.end())
+            return None if close < 0 else close + 1
+    return None
+
+
+class Hidden:
+    """The excluded blocks of every page of one build, kept aside while search reads."""
+
+    def __init__(self) -> None:
+        self.blocks: list[str] = []
+
+    def hide(self, page_html: str) -> str:
+        """``page_html`` with each excluded block replaced by a numbered comment."""
+        out, pos = [], 0
+        for match in EXCLUDED_OPEN.finditer(page_html):
+            if match.start() < pos:
+                continue  # inside a block already taken out
+            end = _element_end(page_html, match.start(), match.group(1))
+            if end is None:
+                continue  # not closed: left where it is, and the plugin skips it as before
+            out += [page_html[pos : match.start()], HIDDEN.format(len(self.blocks))]
+            self.blocks.append(page_html[match.start() : end])
+            pos = end
+        return "".join(out) + page_html[pos:]
+
+    def restore(self, page_html: str) -> str:
+        """``page_html`` with every block :meth:`hide` took out put back."""
+        return HIDDEN_RE.sub(lambda m: self.blocks[int(m.group(1))], page_html)
