@@ -90,14 +90,31 @@ def _line(path: Path, text: str) -> int:
     return next(i for i, line in enumerate(lines, 1) if text in line)
 
 
-class _Element(SimpleNamespace):
-    tag: str
-    attrs: dict[str, str]
-    text: str
+class _Element:
+    """A tag, its attributes, and all the text inside it (joined when first read)."""
+
+    __slots__ = ("_chunks", "_end", "_start", "_text", "attrs", "tag")
+
+    def __init__(self, tag: str, attrs: dict[str, str], chunks: list[str] | None = None):
+        self.tag, self.attrs = tag, attrs
+        self._chunks, self._text = chunks, "" if chunks is None else None
+        self._start = self._end = len(chunks) if chunks is not None else 0
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = "".join(self._chunks[self._start : self._end])
+        return self._text
 
 
 class _Collect(HTMLParser):
-    """Every element of a page with its attributes and all the text inside it."""
+    """Every element of a page with its attributes and all the text inside it.
+
+    The text of an element is every piece of data met while it was open. The
+    pieces are kept once, in one list, and each element notes where its own run
+    of them starts and ends: adding each piece to every open element's string
+    made the printable page (a few MB, some 200 000 elements) take minutes.
+    """
 
     VOID = frozenset(
         {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source"}
@@ -107,25 +124,37 @@ class _Collect(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.elements: list[_Element] = []
         self.open: list[_Element] = []
+        self.chunks: list[str] = []
 
     def handle_starttag(self, tag, attrs):
-        element = _Element(tag=tag, attrs={k: v or "" for k, v in attrs}, text="")
+        attrs = {k: v or "" for k, v in attrs}
+        if tag in self.VOID:
+            self.elements.append(_Element(tag, attrs))
+            return
+        element = _Element(tag, attrs, self.chunks)
         self.elements.append(element)
-        if tag not in self.VOID:
-            self.open.append(element)
+        self.open.append(element)
 
     def handle_startendtag(self, tag, attrs):
-        self.elements.append(_Element(tag=tag, attrs={k: v or "" for k, v in attrs}, text=""))
+        self.elements.append(_Element(tag, {k: v or "" for k, v in attrs}))
 
     def handle_endtag(self, tag):
         for i in range(len(self.open) - 1, -1, -1):
             if self.open[i].tag == tag:
+                for element in self.open[i:]:
+                    element._end = len(self.chunks)
                 del self.open[i:]
                 break
 
     def handle_data(self, data):
-        for element in self.open:
-            element.text += data
+        if self.open:  # text outside every element belongs to none
+            self.chunks.append(data)
+
+    def close(self) -> None:
+        super().close()
+        for element in self.open:  # never closed: everything to the end is inside it
+            element._end = len(self.chunks)
+        self.open.clear()
 
 
 @functools.lru_cache(maxsize=16)
