@@ -1,9 +1,9 @@
 """What a build keeps between builds, found by the content of what it depends on.
 
-Four outputs are slow to make and depend on little: the SVG figures (drawn
+Five outputs are slow to make and depend on little: the SVG figures (drawn
 by matplotlib from ``posenc``), the executed notebooks (run by a kernel,
-again from ``posenc``), the rendered math (KaTeX, in Node.js) and the API
-reference (mkdocstrings' templates). Each is kept
+again from ``posenc``), the rendered math (KaTeX, in Node.js), the API
+reference (mkdocstrings' templates) and the highlighted code (Pygments). Each is kept
 under a key that hashes everything its bytes can depend on, so that a change
 to any of it, and only such a change, makes it again:
 
@@ -16,6 +16,9 @@ to any of it, and only such a change, makes it again:
   macros and the strictness; a formula is then found by its TeX and mode.
 * **the API reference**: each object's rendered docstrings, under the library
   digest, ``mkdocs.yml`` and the versions of the renderers (hooks/apidoc.py).
+* **code**: each highlighted code block (the proof scripts above all), under
+  its source, language, options and the versions of Pygments and PyMdown
+  (hooks/highlight.py).
 
 The key is a digest of file *contents* (and relative paths), never of times,
 so a fresh clone with a copied cache, or a file touched but not changed,

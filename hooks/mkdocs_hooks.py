@@ -36,6 +36,7 @@ from hooks import (  # noqa: E402
     cli_reference,
     export,
     graph,
+    highlight,
     katex,
     links,
     loading,
@@ -68,6 +69,7 @@ class Build:
     cache: Path | None = None
     figures: svg.FigureCache | None = None
     api: apidoc.RenderCache | None = None
+    highlights: highlight.LastingHighlights | None = None
     #: The blocks search does not index, kept aside while it reads the pages.
     hidden: search_index.Hidden = field(default_factory=search_index.Hidden)
 
@@ -146,6 +148,7 @@ def on_config(config, **_):
         site_url=config.site_url,
         by_page={e.page: e for e in entries.values()},
         docs=str(docs),
+        highlights=highlight.LastingHighlights(kept).open(),
     )
     return config
 
@@ -505,7 +508,7 @@ def on_post_build(config, **_):
         log.info(_cache_summary(build))
     _close(complete=True)
     if build is not None and build.cache is not None:
-        for kind in ("figures", "notebooks", "katex", "api"):
+        for kind in ("figures", "notebooks", "katex", "api", "highlight"):
             cache.prune(build.cache, kind)
     for broken in links.check_site(Path(config.site_dir), config.site_url):
         log.warning(f"posenc: {broken}")
@@ -523,6 +526,9 @@ def _cache_summary(build: Build) -> str:
         parts.append(f"math {build.renderer.found} kept, {build.renderer.rendered} rendered")
     if build.api is not None:
         parts.append(f"API {len(build.api.kept)} kept, {len(build.api.rendered)} rendered")
+    if build.highlights is not None:
+        code = build.highlights
+        parts.append(f"code {code.found} kept, {code.highlighted} highlighted")
     parts.append("off (POSENC_BUILD_CACHE)" if build.cache is None else f"in {build.cache}")
     return "posenc build cache: " + "; ".join(parts)
 
@@ -532,3 +538,5 @@ def _close(complete: bool) -> None:
     if build is not None and build.renderer is not None:
         build.renderer.close(complete)
         build.renderer = None
+    if build is not None and build.highlights is not None:
+        build.highlights.close(complete)
