@@ -2,10 +2,13 @@
 
 The unit tests drive the caches directly, with the drawing and the rendering
 counted, and compare what a cache gives back with what the uncached code
-makes (the fresh figure, the fresh KaTeX render). The last test builds a copy
-of the site three times with one cache: cold, warm, and after a change to the
-library, and checks what each build drew, rendered and executed, and that the
-warm build's pages are the cold build's bytes.
+makes (the fresh figure, the fresh KaTeX render).
+
+The real builds with one cache (cold, warm, and after a change to what the
+figures and notebooks read: what each drew, rendered and executed, and that
+the warm build's pages are the cold build's bytes) are in
+tests/test_reproducible.py, whose cold build with the cache on is compared
+there with a cold build with the cache off, byte for byte.
 """
 
 from __future__ import annotations
@@ -13,17 +16,13 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
 import shutil
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from hooks import cache, katex, svg
-from tools.project import copy_project
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -305,62 +304,3 @@ def test_writes_are_whole(tmp_path):
     assert target.read_text() == "<svg/>"
     assert [p.name for p in target.parent.iterdir()] == ["file.svg"], "no temporary left"
     assert cache.read_text(tmp_path / "missing") is None
-
-
-# -- a real build --------------------------------------------------------------------
-
-
-def _build(project: Path, site: Path, base: Path) -> str:
-    env = {
-        **os.environ,
-        "NO_MKDOCS_2_WARNING": "1",
-        "SOURCE_DATE_EPOCH": "1767225600",
-        cache.CACHE_ENV: str(base),
-    }
-    done = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site)],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=1200,
-    )
-    said = done.stdout + done.stderr
-    assert done.returncode == 0, said[-4000:]
-    return said
-
-
-def _summary(said: str) -> tuple[int, int, int, int]:
-    found = re.search(
-        r"posenc build cache: figures (\d+) kept, (\d+) drawn; math (\d+) kept, (\d+) rendered",
-        said,
-    )
-    assert found, said[-2000:]
-    return tuple(int(x) for x in found.groups())
-
-
-def _tree(site: Path) -> dict[str, bytes]:
-    return {p.relative_to(site).as_posix(): p.read_bytes() for p in site.rglob("*") if p.is_file()}
-
-
-@pytest.mark.build
-def test_a_warm_build_is_the_cold_builds_bytes_and_a_library_change_redraws(tmp_path):
-    project = copy_project(tmp_path / "project")
-    base = tmp_path / "cache"
-    cold = _build(project, tmp_path / "cold", base)
-    kept, drawn, found, rendered = _summary(cold)
-    assert kept == 0 and drawn > 0 and found == 0 and rendered > 0
-    assert "Cache miss, writing" in cold and "Cache hit" not in cold
-
-    warm = _build(project, tmp_path / "warm", base)
-    assert _summary(warm) == (drawn, 0, rendered, 0), "nothing drawn, nothing rendered"
-    assert "Cache hit" in warm and "Cache miss" not in warm, "no notebook executed"
-    assert _tree(tmp_path / "warm") == _tree(tmp_path / "cold"), "kept output is fresh output"
-
-    # A new file under data/configs changes no figure, but the cache cannot know that:
-    # every figure is drawn and every notebook run again; the math stays. (Only the two
-    # proofs that read data/configs run again; an edit to posenc would rerun most.)
-    (project / "data" / "configs" / "an-edit-for-the-cache-test.txt").write_text("x\n")
-    edited = _build(project, tmp_path / "edited", base)
-    assert _summary(edited) == (0, drawn, rendered, 0)
-    assert "Cache miss, writing" in edited and "Cache hit" not in edited

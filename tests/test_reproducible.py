@@ -6,10 +6,15 @@ cached one, the run's date and duration on every proposition page, in the
 BibTeX and in ``propositions.json``, and on the notebook pages nbformat's random
 cell ids and the pieces in which the kernel happened to flush what a cell
 printed. The cheap tests below pin each of these down; the last one builds the
-site twice, in two checkouts, with nothing kept between builds (no figure, no
-notebook, no formula: ``POSENC_BUILD_CACHE=off``), and compares every file.
+site from scratch in two checkouts, and compares every file: one build with an
+empty build cache of its own, which it fills, the other with the build cache
+off (``POSENC_BUILD_CACHE=off``); nothing is kept from an earlier build in
+either. It then builds the first checkout twice more with the cache it filled
+(hooks/cache.py), warm and after a change, and compares those with the cold
+build too, so that one cold build serves both this module and what
+tests/test_build_cache.py asks of a real build.
 
-The proofs of the two builds come from two runs in two places: the first
+The proofs of the two cold builds come from two runs in two places: the first
 checkout takes the results of the proof run in this repository (the one
 ``make test`` starts with, fresh in a fresh clone; content-keyed, see
 proofs/runner.py), the second runs every proof afresh. Two fresh proof runs
@@ -17,7 +22,7 @@ in the checkouts would test nothing more: a result cannot tell which checkout
 made it unless a path leaks into it, and a leak makes the repository's
 results differ from the second checkout's just the same.
 
-That last test costs about two minutes on two cores. ``make test`` runs it; set
+That last test costs about three minutes on two cores. ``make test`` runs it; set
 ``POSENC_SKIP_FRESH_BUILDS=1`` to skip it locally.
 """
 
@@ -36,7 +41,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from hooks import blocks, cite, export, notebooks, registry
+from hooks import blocks, cache, cite, export, notebooks, registry
 from proofs import runner
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -279,12 +284,17 @@ def _copy_checkout(files: list[str], dest: Path) -> Path:
     return dest
 
 
-def _build(checkout: Path, site: Path, cache: Path) -> None:
+def _build(checkout: Path, site: Path, proofs: Path, build_cache: Path | None) -> str:
+    """A strict build of ``checkout`` into ``site``; returns everything it printed.
+
+    ``build_cache=None`` turns the build cache off: every figure, notebook and
+    formula is made in this build.
+    """
     env = {
         **os.environ,
         "SOURCE_DATE_EPOCH": EPOCH,
-        "POSENC_PROOF_CACHE": str(cache),
-        "POSENC_BUILD_CACHE": "off",  # every figure, notebook and formula made here
+        "POSENC_PROOF_CACHE": str(proofs),
+        cache.CACHE_ENV: "off" if build_cache is None else str(build_cache),
         "PYTHONPATH": str(checkout),  # this copy's posenc, hooks and proofs, not ROOT's
         "NO_MKDOCS_2_WARNING": "1",
     }
@@ -296,7 +306,19 @@ def _build(checkout: Path, site: Path, cache: Path) -> None:
         text=True,
         timeout=1800,  # a guard against a hang, not a speed limit
     )
-    assert done.returncode == 0, f"the build in {checkout} failed:\n{done.stderr[-4000:]}"
+    said = done.stdout + done.stderr
+    assert done.returncode == 0, f"the build in {checkout} failed:\n{said[-4000:]}"
+    return said
+
+
+def _summary(said: str) -> tuple[int, int, int, int]:
+    """(figures kept, figures drawn, formulas kept, formulas rendered), as the build said."""
+    found = re.search(
+        r"posenc build cache: figures (\d+) kept, (\d+) drawn; math (\d+) kept, (\d+) rendered",
+        said,
+    )
+    assert found, said[-2000:]
+    return tuple(int(x) for x in found.groups())
 
 
 def _digests(site: Path) -> dict[str, str]:
@@ -318,34 +340,71 @@ def _first_difference(left: Path, right: Path) -> str:
     return f"one is a prefix of the other ({len(a)} and {len(b)} lines)"
 
 
+def _same_files(left: Path, right: Path, what: str) -> None:
+    """Every file of one site is in the other, with the same bytes."""
+    one, other = _digests(left), _digests(right)
+    only = sorted(set(one) ^ set(other))
+    assert not only, f"{what}: files in one site only: {only}"
+    differ = [name for name in one if one[name] != other[name]]
+    details = [f"{name}: {_first_difference(left / name, right / name)}" for name in differ]
+    assert not differ, f"{what}: {len(differ)} file(s) differ:\n  " + "\n  ".join(details[:20])
+
+
 @pytest.mark.build
 @pytest.mark.skipif(
     os.environ.get("POSENC_SKIP_FRESH_BUILDS", "") not in ("", "0"),
     reason="POSENC_SKIP_FRESH_BUILDS is set: two cold builds take minutes",
 )
-def test_two_cold_builds_in_two_checkouts_are_byte_identical(tmp_path):
+def test_two_cold_builds_in_two_checkouts_are_byte_identical_and_the_build_cache_keeps_them(
+    tmp_path,
+):
+    """Two cold builds, in two checkouts, give the same bytes; so do builds from the cache.
+
+    The first checkout builds with an empty build cache of its own (hooks/cache.py),
+    which the build fills: every figure drawn, every formula rendered, every notebook
+    run. The second builds with the build cache off and every proof run afresh. The
+    two sites must be the same bytes: neither the place of the checkout nor the
+    cache may show in a page, nor whether a proof result was fresh or kept.
+
+    Then the first checkout builds twice more with its cache: warm (nothing drawn,
+    rendered or executed; the cold build's bytes), and after a change under
+    data/configs, which changes no page but is part of what every figure and
+    notebook depends on (every figure drawn and every notebook run again; the math
+    kept; the cold build's bytes again). The three builds of one checkout with one
+    cache are also what the strict build of tests/test_site.py compared twice.
+    """
     files = _checkout_files()
     proofs_here = runner.cache_directory()
     # Two different places, at different depths: no absolute path may leak into a page.
-    checkouts = [
-        _copy_checkout(files, tmp_path / "first" / "posenc"),
-        _copy_checkout(files, tmp_path / "second" / "deeper" / "another-name"),
-    ]
-    sites = [tmp_path / "site-1", tmp_path / "site-2"]
-    first_cache, second_cache = tmp_path / "proofs-from-here", tmp_path / "empty-cache"
+    first = _copy_checkout(files, tmp_path / "first" / "posenc")
+    second = _copy_checkout(files, tmp_path / "second" / "deeper" / "another-name")
+    first_proofs, second_proofs = tmp_path / "proofs-from-here", tmp_path / "empty-cache"
     if proofs_here.is_dir():
-        shutil.copytree(proofs_here, first_cache)
-    for checkout, site, cache in zip(checkouts, sites, (first_cache, second_cache), strict=True):
-        _build(checkout, site, cache)
+        shutil.copytree(proofs_here, first_proofs)
+    build_cache = tmp_path / "build-cache"  # empty: this first build is cold
+
+    cold = _build(first, tmp_path / "cold", first_proofs, build_cache)
+    kept, drawn, found, rendered = _summary(cold)
+    assert kept == 0 and drawn > 0 and found == 0 and rendered > 0
+    assert "Cache miss, writing" in cold and "Cache hit" not in cold, "every notebook ran"
+
+    _build(second, tmp_path / "uncached", second_proofs, None)
     # Timings are kept, in the report outside the site; the second run was fresh.
-    report = json.loads((checkouts[1] / "build" / "proofs-report.json").read_text())
+    report = json.loads((second / "build" / "proofs-report.json").read_text())
     assert all(p["seconds"] > 0 and p["date"] for p in report["propositions"])
     assert not any(p.get("cached") for p in report["propositions"]), "the second run was fresh"
-    left, right = (_digests(site) for site in sites)
-    only = sorted(set(left) ^ set(right))
-    assert not only, f"files in one site only: {only}"
-    differ = [name for name in left if left[name] != right[name]]
-    details = [f"{name}: {_first_difference(sites[0] / name, sites[1] / name)}" for name in differ]
-    assert not differ, f"{len(differ)} file(s) differ between the two builds:\n  " + "\n  ".join(
-        details[:20]
-    )
+    _same_files(tmp_path / "cold", tmp_path / "uncached", "two cold builds")
+
+    warm = _build(first, tmp_path / "warm", first_proofs, build_cache)
+    assert _summary(warm) == (drawn, 0, rendered, 0), "nothing drawn, nothing rendered"
+    assert "Cache hit" in warm and "Cache miss" not in warm, "no notebook executed"
+    _same_files(tmp_path / "cold", tmp_path / "warm", "kept output is fresh output")
+
+    # A new file under data/configs changes no figure, but the cache cannot know that:
+    # every figure is drawn and every notebook run again; the math stays. (Only the two
+    # proofs that read data/configs run again; an edit to posenc would rerun most.)
+    (first / "data" / "configs" / "an-edit-for-the-cache-test.txt").write_text("x\n")
+    edited = _build(first, tmp_path / "edited", first_proofs, build_cache)
+    assert _summary(edited) == (0, drawn, rendered, 0)
+    assert "Cache miss, writing" in edited and "Cache hit" not in edited
+    _same_files(tmp_path / "cold", tmp_path / "edited", "a build after a change no page shows")
