@@ -17,6 +17,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
@@ -70,6 +71,8 @@ class Build:
     figures: svg.FigureCache | None = None
     api: apidoc.RenderCache | None = None
     highlights: highlight.LastingHighlights | None = None
+    #: Our stylesheets, inlined into the pages that use them (hooks/loading.py).
+    styles: dict[str, str] = field(default_factory=dict)
     #: The blocks search does not index, kept aside while it reads the pages.
     hidden: search_index.Hidden = field(default_factory=search_index.Hidden)
 
@@ -429,9 +432,25 @@ def _page_markdown(markdown: str, page) -> str:
     return blocks.figure_alts(markdown, entry) if entry is not None else markdown
 
 
+def _managed_styles(config, files) -> dict[str, str]:
+    """The text of each stylesheet hooks/loading.py inlines, by its path in the site."""
+    styles = {}
+    for path in loading.STYLESHEETS:
+        file = files.get_file_from_path(path)
+        if file is not None:
+            styles[path] = loading.site_css(path, file.content_string)
+    if "mkdocstrings" in config.plugins and "assets/_mkdocstrings.css" not in styles:
+        # Written by mkdocstrings after the build, from the handlers the pages used.
+        seen = config.plugins["mkdocstrings"].handlers.seen_handlers
+        text = "\n".join(handler.extra_css for handler in seen)
+        styles["assets/_mkdocstrings.css"] = loading.site_css("assets/_mkdocstrings.css", text)
+    return styles
+
+
 def on_env(env, config, files, **_):
     """The printable page, from the proposition pages' HTML (see hooks/printable.py)."""
     build = STATE["build"]
+    build.styles = _managed_styles(config, files)
     whole = files.get_file_from_path(PRINT_PAGE)
     if whole is None or whole.page is None or whole.page.content is None:
         return env
@@ -470,9 +489,19 @@ def on_post_page(output, page, config, **_):
             # and those written as HTML (a widget's static version).
             output = CLOSED_DETAILS_RE.sub("<details open", output)
         output = a11y.repair(output)
-        return loading.preload_math_fonts(output)
+        output = loading.preload_math_fonts(output)
+        return loading.own_assets(output, "../" * page.url.count("/"), build.styles)
     except (katex.KatexError, notebooks.NotebookPageError) as exc:
         raise PluginError(f"{page.file.src_uri}: {exc}") from None
+
+
+def on_post_template(output, template_name, config, **_):
+    # 404.html: its links go from the site's root (it is served at any depth).
+    build = STATE.get("build")
+    if template_name != "404.html" or build is None:
+        return output
+    root = urlsplit(config.site_url or "/").path or "/"
+    return loading.own_assets(output, root if root.endswith("/") else root + "/", build.styles)
 
 
 def _katex_message(exc: katex.KatexError, page_html: str, src: str, build: Build) -> str:

@@ -32,7 +32,9 @@ def test_there_are_notebooks():
 
 def test_page_carries_none_of_jupyterlabs_styles_or_scripts(notebook):
     name, text = notebook
-    assert "<style" not in text, f"{name}: inline stylesheet left in the page"
+    # Ours, inlined by hooks/loading.py, carry data-posenc-from; Jupyter's would not.
+    foreign = [s for s in re.findall(r"<style\b[^>]*>", text) if "data-posenc-from" not in s]
+    assert not foreign, f"{name}: inline stylesheet left in the page: {foreign[:3]}"
     assert "clipboard-copy" not in text and "MathJax" not in text
     assert "highlight-ipynb" not in text and 'class="anchor-link"' not in text
     assert len(text.encode()) < 400_000, f"{name}: {len(text.encode())} bytes"

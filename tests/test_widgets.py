@@ -190,20 +190,26 @@ def test_widget_is_on_a_page(kind: str, page_of) -> None:
     page_of(kind)
 
 
-def test_every_page_loads_the_widget_script_and_style(site_dir: Path) -> None:
-    missing = []
+def test_a_page_loads_the_widget_script_and_style_exactly_when_it_has_a_widget(
+    site_dir: Path,
+) -> None:
+    """hooks/loading.py: the script and the (inlined) stylesheet go only where a widget is."""
+    wrong, with_widgets = [], 0
     for path in sorted(site_dir.rglob("*.html")):
         text = path.read_text(encoding="utf-8")
         if 'http-equiv="refresh"' in text or "<body" not in text:
             continue  # a redirect stub
-        if not re.search(r'<script[^>]+src="[^"]*javascripts/widgets\.js', text) or not re.search(
-            r'<link[^>]+href="[^"]*stylesheets/widgets\.css', text
-        ):
-            missing.append(path.relative_to(site_dir).as_posix())
-    assert not missing, (
-        "pages without widgets.js or widgets.css (mkdocs.yml: extra_javascript: "
-        f"javascripts/widgets.js, extra_css: stylesheets/widgets.css): {missing[:5]}"
+        has_widget = "data-posenc-widget" in text.partition("</head>")[2]
+        script = re.search(r'<script[^>]+src="[^"]*javascripts/widgets\.js', text) is not None
+        style = 'data-posenc-from="stylesheets/widgets.css"' in text
+        linked = re.search(r'<link[^>]+href="[^"]*stylesheets/widgets\.css', text) is not None
+        if (script, style, linked) != (has_widget, has_widget, False):
+            wrong.append(f"{path.relative_to(site_dir).as_posix()} {(script, style, linked)}")
+        with_widgets += has_widget
+    assert not wrong, (
+        f"widget script, inline style, linked style where they should not be: {wrong[:5]}"
     )
+    assert with_widgets >= 5, "the pages with widgets (P4, P5, P8, P16, P28) were not found"
 
 
 def test_script_is_quiet_on_a_page_without_widgets(served_url: str, browser_context) -> None:
