@@ -17,6 +17,14 @@ For each ``.html`` file of the site (``make site`` first), served locally:
 Closed ``<details>`` (the "check yourself" answers) are opened first, so the
 math and figures inside them are checked too. Redirect stubs (``p/N/``) are
 followed and the page they land on is checked.
+
+Each page is inspected once the network has gone quiet (Playwright's
+``networkidle``: nothing in flight for half a second), so that a request made
+after ``load`` (the search worker's index, the icon) is seen too. That wait is
+most of the time a page takes, so the pages are checked in a few groups (each
+a test), a few tabs loading at once in each: every page is still loaded,
+waited for and inspected on its own tab, and a failure names each page with
+all its problems.
 """
 
 from __future__ import annotations
@@ -171,47 +179,112 @@ def _media_problems(report: dict) -> list[str]:
     return problems
 
 
-def test_page_renders_cleanly(
-    site_page: str, site_dir: Path, served_url: str, is_local, browser_context
+#: The pages are checked in this many groups, each its own test, so that the tests
+#: can share the cores; within a group, TABS pages load at once, so that one
+#: page's wait for the network to go quiet overlaps the others' loading.
+GROUPS = 4
+TABS = 4
+#: A guard against a hang, not a speed limit: the printable page is big.
+LOAD_TIMEOUT_MS = 180_000
+
+
+def site_pages(site: Path) -> list[str]:
+    """Every HTML file of the site, relative to its root; the printable page first."""
+    pages = sorted(path.relative_to(site).as_posix() for path in site.rglob("*.html"))
+    return sorted(pages, key=lambda path: path != "propositions/all/index.html")
+
+
+class _Visit:
+    """One page of the site loading in a tab, with everything it reported."""
+
+    def __init__(self, context, served_url: str, path: str, is_local) -> None:
+        self.path = path  # one HTML file of the site, relative to its root
+        self.url = served_url + path.removesuffix("index.html")
+        self.problems: list[str] = []
+        self.page = page = context.new_page()
+
+        def on_console(message) -> None:
+            if message.type == "error":
+                where = message.location.get("url", "")
+                self.problems.append(f"console error: {message.text} [{where}]")
+
+        def on_request(request) -> None:
+            if not is_local(request.url):
+                self.problems.append(f"request off the site (aborted): {request.url}")
+
+        def on_failed(request) -> None:
+            if is_local(request.url):  # off-site ones are reported above
+                self.problems.append(f"request failed: {request.url} ({request.failure})")
+
+        def on_response(response) -> None:
+            if response.status >= 400:
+                self.problems.append(f"HTTP {response.status}: {response.url}")
+
+        page.on("console", on_console)
+        page.on("pageerror", lambda error: self.problems.append(f"uncaught exception: {error}"))
+        page.on("request", on_request)
+        page.on("requestfailed", on_failed)
+        page.on("response", on_response)
+        page.goto(self.url, wait_until="commit", timeout=LOAD_TIMEOUT_MS)
+
+    def check(self, site_dir: Path, served_url: str) -> list[str]:
+        """Wait for the page as a reader gets it, inspect it, close it; its problems."""
+        page = self.page
+        try:
+            page.wait_for_load_state("load", timeout=LOAD_TIMEOUT_MS)
+            if _REDIRECT.search((site_dir / self.path).read_text(encoding="utf-8")):
+                page.wait_for_url(
+                    lambda now: now.split("#")[0] != self.url,
+                    wait_until="load",
+                    timeout=LOAD_TIMEOUT_MS,
+                )
+                landed = page.url.split("#")[0]
+                if not landed.startswith(served_url):
+                    return [*self.problems, f"redirects off the site, to {landed}"]
+            page.wait_for_load_state("networkidle", timeout=LOAD_TIMEOUT_MS)
+            report = page.evaluate(_INSPECT)
+        finally:
+            page.close()
+        return self.problems + _math_problems(report) + _media_problems(report)
+
+
+def test_the_page_list_is_every_html_file(site_dir: Path) -> None:
+    pages = site_pages(site_dir)
+    assert pages[0] == "propositions/all/index.html" and "index.html" in pages
+    assert len(pages) == len(set(pages)) == len(list(site_dir.rglob("*.html")))
+
+
+@pytest.mark.parametrize("group", range(GROUPS), ids=lambda g: f"group{g + 1}of{GROUPS}")
+def test_pages_render_cleanly(
+    group: int, site_dir: Path, served_url: str, is_local, browser_context
 ) -> None:
-    path = site_page  # one HTML file of the site, relative to its root
-    url = served_url + path.removesuffix("index.html")
-    problems: list[str] = []
+    """Every page of one group (every GROUPS-th HTML file of the site) renders cleanly."""
+    waiting = iter(site_pages(site_dir)[group::GROUPS])
+    loading: list[_Visit] = []
+    failed: dict[str, list[str]] = {}
+    checked = 0
 
-    def on_console(message) -> None:
-        if message.type == "error":
-            where = message.location.get("url", "")
-            problems.append(f"console error: {message.text} [{where}]")
+    def open_next() -> None:
+        path = next(waiting, None)
+        if path is not None:
+            loading.append(_Visit(browser_context, served_url, path, is_local))
 
-    def on_request(request) -> None:
-        if not is_local(request.url):
-            problems.append(f"request off the site (aborted): {request.url}")
-
-    def on_failed(request) -> None:
-        if is_local(request.url):  # off-site ones are reported above
-            problems.append(f"request failed: {request.url} ({request.failure})")
-
-    def on_response(response) -> None:
-        if response.status >= 400:
-            problems.append(f"HTTP {response.status}: {response.url}")
-
-    page = browser_context.new_page()
-    page.on("console", on_console)
-    page.on("pageerror", lambda error: problems.append(f"uncaught exception: {error}"))
-    page.on("request", on_request)
-    page.on("requestfailed", on_failed)
-    page.on("response", on_response)
     try:
-        page.goto(url, wait_until="load")
-        if _REDIRECT.search((site_dir / path).read_text(encoding="utf-8")):
-            page.wait_for_url(lambda now: now.split("#")[0] != url, wait_until="load")
-            landed = page.url.split("#")[0]
-            assert landed.startswith(served_url), f"{path} redirects off the site, to {landed}"
-        page.wait_for_load_state("networkidle")
-        report = page.evaluate(_INSPECT)
+        for _ in range(TABS):
+            open_next()
+        while loading:
+            visit = loading.pop(0)
+            problems = visit.check(site_dir, served_url)
+            checked += 1
+            if problems:
+                failed[visit.path] = problems
+            open_next()
     finally:
-        page.close()
-
-    problems += _math_problems(report) + _media_problems(report)
-    if problems:
-        pytest.fail(f"{path}:\n  " + "\n  ".join(problems), pytrace=False)
+        for visit in loading:  # left open by a failure: the context serves other tests
+            visit.page.close()
+    assert checked > 0
+    if failed:
+        pytest.fail(
+            "\n".join(f"{path}:\n  " + "\n  ".join(found) for path, found in failed.items()),
+            pytrace=False,
+        )
