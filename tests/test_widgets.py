@@ -1151,9 +1151,19 @@ def _ladder_expected(scheme: str, s: int, base: int, length: int):
     return speeds, attention, bands
 
 
+#: What _check_ladder reads of the widget, in one round trip to the page: its state,
+#: the texts of the summary table's cells, and the number of dots drawn.
+_LADDER_READ = """root => ({
+  state: root.getAttribute("data-state"),
+  shown: [...root.querySelectorAll(".posenc-ladder__summary tbody td")].map((td) => td.innerText),
+  dots: root.querySelectorAll("svg circle.posenc-ladder__after").length,
+})"""
+
+
 def _check_ladder(w: Opened) -> dict:
     """The widget's speeds, factor, bands and turn counts against posenc.rope."""
-    state = w.state()
+    read = w.root.evaluate(_LADDER_READ)
+    state = json.loads(read["state"])
     scheme, s, base, length = state["scheme"], state["factor"], state["base"], state["length"]
     what = f"{scheme}, s = {s}, b = {base}, L0 = {length}"
     assert state["headDim"] == HEAD_DIM
@@ -1175,11 +1185,11 @@ def _check_ladder(w: Opened) -> dict:
         "afterL0": int((stretched < length).sum()),
         "afterSL0": int((stretched < s * length).sum()),
     }, what
-    shown = w.root.locator(".posenc-ladder__summary tbody td").all_inner_texts()
+    shown = read["shown"]
     turns = state["turns"]
     order = ("beforeL0", "beforeSL0", "afterL0", "afterSL0")  # row by row
     assert shown == [str(turns[key]) for key in order], (what, shown)
-    dots = w.root.locator("svg circle.posenc-ladder__after").count()
+    dots = read["dots"]
     assert dots == HEAD_DIM // 2, f"{dots} dots drawn for {HEAD_DIM // 2} pairs"
     return state
 
