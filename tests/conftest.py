@@ -165,23 +165,67 @@ def browser_context(chromium, is_local: Callable[[str], bool]):
         context.close()
 
 
-#: Modules that build the site (minutes in all), run first so that, with the tests
-#: spread over the cores (make test: pytest -n auto), no core is left with a long
-#: build at the end while the other waits. Whole modules move, in this order, so
-#: that their module-scoped fixtures are set up once.
-FIRST = (
-    "test_reproducible.py",
-    "test_build_hostile.py",
-    "test_site.py",
-    "test_build_cache.py",
-    "test_citations.py",
-    "test_conformance_evidence.py",
-)
+#: The tests that take long, with a rough cost in seconds on two busy cores: a key
+#: with "::" is a test (each of its parametrized cases costs that much), a key
+#: without is a module that moves as a whole (its module-scoped fixtures are set
+#: up once). Everything else takes a second or less.
+LONG = {
+    "tests/test_reproducible.py::test_two_cold_builds_in_two_checkouts": 200,
+    "tests/test_citations.py::test_make_pdf_writes_the_corpus": 55,
+    "tests/test_phone.py": 40,
+    "tests/test_proofs.py::test_a_broken_copy_makes_the_runner_fail": 35,
+    "tests/test_build_hostile.py": 25,
+    "tests/test_reading.py::test_figures_and_graph_are_legible_in_dark_mode": 22,
+    "tests/test_widgets.py::test_rope_ladder_every_scheme_base_and_length": 20,
+    "tests/test_browser.py::test_pages_render_cleanly": 25,
+    "tests/test_site.py": 10,
+}
+
+
+def _long_key(nodeid: str) -> str | None:
+    for key in LONG:
+        if nodeid == key or nodeid.startswith(key + ("::" if "::" not in key else "")):
+            return key
+    return None
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    def rank(item: pytest.Item) -> int:
-        name = item.path.name
-        return FIRST.index(name) if name in FIRST else len(FIRST)
+    """Lay the tests out so that, spread over the cores, the workers end together.
 
-    items.sort(key=rank)  # stable: the order within a module is kept
+    ``make test`` runs pytest -n auto --dist worksteal: xdist hands the first
+    half of this list to one worker and the second half to the other (with N
+    workers, N runs in a row), and a worker that runs out takes the last tests
+    waiting on the busiest one. So the long tests are shared out first, the
+    longest to the least loaded worker, and each worker's go at the head of its
+    run; the short tests fill the runs in their usual order, and what is left of
+    them at the end is what moves.
+    """
+    workers = int(getattr(config, "workerinput", {}).get("workercount", 1))
+    units: dict[str, list[pytest.Item]] = {}
+    short: list[pytest.Item] = []
+    for item in items:
+        key = _long_key(item.nodeid)
+        if key is None:
+            short.append(item)
+        else:  # a module is one unit; a test's cases are one unit each
+            units.setdefault(key if "::" not in key else item.nodeid, []).append(item)
+    cost = {unit: LONG[_long_key(unit) or unit] for unit in units}
+    bins: list[list[str]] = [[] for _ in range(workers)]
+    load = [0.0] * workers
+    for unit in sorted(units, key=lambda u: -cost[u]):  # stable: ties keep their order
+        least = load.index(min(load))
+        bins[least].append(unit)
+        load[least] += cost[unit]
+    # xdist's first hand-out: worker i gets (what is left) // (workers - i) tests.
+    laid: list[pytest.Item] = []
+    waiting = iter(short)
+    left = len(items)
+    for index, units_here in enumerate(bins):
+        size = left // (workers - index)
+        run = [item for unit in units_here for item in units[unit]]
+        run += [item for _, item in zip(range(size - len(run)), waiting, strict=False)]
+        laid += run
+        left -= len(run)
+    laid += list(waiting)
+    assert sorted(map(id, laid)) == sorted(map(id, items))
+    items[:] = laid
