@@ -34,6 +34,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -284,31 +285,59 @@ def _copy_checkout(files: list[str], dest: Path) -> Path:
     return dest
 
 
-def _build(checkout: Path, site: Path, proofs: Path, build_cache: Path | None) -> str:
-    """A strict build of ``checkout`` into ``site``; returns everything it printed.
+class _Build:
+    """A strict build of ``checkout`` into ``site``, started now; :meth:`said` waits for it.
 
     ``build_cache=None`` turns the build cache off: every figure, notebook and
     formula is made in this build.
     """
-    env = {
-        **os.environ,
-        "SOURCE_DATE_EPOCH": EPOCH,
-        "POSENC_PROOF_CACHE": str(proofs),
-        cache.CACHE_ENV: "off" if build_cache is None else str(build_cache),
-        "PYTHONPATH": str(checkout),  # this copy's posenc, hooks and proofs, not ROOT's
-        "NO_MKDOCS_2_WARNING": "1",
-    }
-    done = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
-        cwd=checkout,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=1800,  # a guard against a hang, not a speed limit
-    )
-    said = done.stdout + done.stderr
-    assert done.returncode == 0, f"the build in {checkout} failed:\n{said[-4000:]}"
-    return said
+
+    def __init__(self, checkout: Path, site: Path, proofs: Path, build_cache: Path | None):
+        env = {
+            **os.environ,
+            "SOURCE_DATE_EPOCH": EPOCH,
+            "POSENC_PROOF_CACHE": str(proofs),
+            cache.CACHE_ENV: "off" if build_cache is None else str(build_cache),
+            "PYTHONPATH": str(checkout),  # this copy's posenc, hooks and proofs, not ROOT's
+            "NO_MKDOCS_2_WARNING": "1",
+        }
+        self.checkout = checkout
+        # To a file, not a pipe: two builds run at once, and neither may block on a full pipe.
+        self.log = site.with_name(site.name + ".log")
+        with open(self.log, "wb") as out:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
+                cwd=checkout,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # so that stop() ends what it started, too
+            )
+
+    def stop(self) -> None:
+        """Kill the build if it is still running (nothing, if it has ended)."""
+        if self.process.poll() is None:
+            try:
+                os.killpg(self.process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self.process.wait()
+
+    def said(self) -> str:
+        """Everything the build printed, once it has succeeded."""
+        try:
+            code = self.process.wait(timeout=1800)  # a guard against a hang, not a speed limit
+        finally:
+            self.stop()
+        said = self.log.read_text(encoding="utf-8", errors="replace")
+        assert code == 0, f"the build in {self.checkout} failed:\n{said[-4000:]}"
+        return said
+
+
+def _build(checkout: Path, site: Path, proofs: Path, build_cache: Path | None) -> str:
+    """A strict build, waited for; returns everything it printed."""
+    return _Build(checkout, site, proofs, build_cache).said()
 
 
 def _summary(said: str) -> tuple[int, int, int, int]:
@@ -383,28 +412,35 @@ def test_two_cold_builds_in_two_checkouts_are_byte_identical_and_the_build_cache
         shutil.copytree(proofs_here, first_proofs)
     build_cache = tmp_path / "build-cache"  # empty: this first build is cold
 
-    cold = _build(first, tmp_path / "cold", first_proofs, build_cache)
-    kept, drawn, found, rendered = _summary(cold)
-    assert kept == 0 and drawn > 0 and found == 0 and rendered > 0
-    assert "Cache miss, writing" in cold and "Cache hit" not in cold, "every notebook ran"
+    # The second checkout's build, the longest (every proof runs in it), runs meanwhile.
+    uncached = _Build(second, tmp_path / "uncached", second_proofs, None)
 
-    _build(second, tmp_path / "uncached", second_proofs, None)
+    try:
+        cold = _build(first, tmp_path / "cold", first_proofs, build_cache)
+        kept, drawn, found, rendered = _summary(cold)
+        assert kept == 0 and drawn > 0 and found == 0 and rendered > 0
+        assert "Cache miss, writing" in cold and "Cache hit" not in cold, "every notebook ran"
+
+        warm = _build(first, tmp_path / "warm", first_proofs, build_cache)
+        assert _summary(warm) == (drawn, 0, rendered, 0), "nothing drawn, nothing rendered"
+        assert "Cache hit" in warm and "Cache miss" not in warm, "no notebook executed"
+        _same_files(tmp_path / "cold", tmp_path / "warm", "kept output is fresh output")
+
+        # A new file under data/configs changes no figure, but the cache cannot know that:
+        # every figure is drawn and every notebook run again; the math stays. (Only the two
+        # proofs that read data/configs run again; an edit to posenc would rerun most.)
+        (first / "data" / "configs" / "an-edit-for-the-cache-test.txt").write_text("x\n")
+        edited = _build(first, tmp_path / "edited", first_proofs, build_cache)
+        assert _summary(edited) == (0, drawn, rendered, 0)
+        assert "Cache miss, writing" in edited and "Cache hit" not in edited
+        _same_files(tmp_path / "cold", tmp_path / "edited", "a build after a change no page shows")
+    except BaseException:  # a failure above must not leave the other build running
+        uncached.stop()
+        raise
+
+    uncached.said()
     # Timings are kept, in the report outside the site; the second run was fresh.
     report = json.loads((second / "build" / "proofs-report.json").read_text())
     assert all(p["seconds"] > 0 and p["date"] for p in report["propositions"])
     assert not any(p.get("cached") for p in report["propositions"]), "the second run was fresh"
     _same_files(tmp_path / "cold", tmp_path / "uncached", "two cold builds")
-
-    warm = _build(first, tmp_path / "warm", first_proofs, build_cache)
-    assert _summary(warm) == (drawn, 0, rendered, 0), "nothing drawn, nothing rendered"
-    assert "Cache hit" in warm and "Cache miss" not in warm, "no notebook executed"
-    _same_files(tmp_path / "cold", tmp_path / "warm", "kept output is fresh output")
-
-    # A new file under data/configs changes no figure, but the cache cannot know that:
-    # every figure is drawn and every notebook run again; the math stays. (Only the two
-    # proofs that read data/configs run again; an edit to posenc would rerun most.)
-    (first / "data" / "configs" / "an-edit-for-the-cache-test.txt").write_text("x\n")
-    edited = _build(first, tmp_path / "edited", first_proofs, build_cache)
-    assert _summary(edited) == (0, drawn, rendered, 0)
-    assert "Cache miss, writing" in edited and "Cache hit" not in edited
-    _same_files(tmp_path / "cold", tmp_path / "edited", "a build after a change no page shows")
