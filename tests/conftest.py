@@ -177,7 +177,8 @@ LONG = {
     "tests/test_build_hostile.py": 25,
     "tests/test_reading.py::test_figures_and_graph_are_legible_in_dark_mode": 22,
     "tests/test_widgets.py::test_rope_ladder_every_scheme_base_and_length": 20,
-    "tests/test_browser.py::test_pages_render_cleanly": 25,
+    "tests/test_browser.py::test_pages_render_cleanly[group1of4]": 40,  # the printable page
+    "tests/test_browser.py::test_pages_render_cleanly": 22,
     "tests/test_site.py": 10,
 }
 

@@ -399,8 +399,9 @@ def test_two_cold_builds_in_two_checkouts_are_byte_identical_and_the_build_cache
     rendered or executed; the cold build's bytes), and after a change under
     data/configs, which changes no page but is part of what every figure and
     notebook depends on (every figure drawn and every notebook run again; the math
-    kept; the cold build's bytes again). The three builds of one checkout with one
-    cache are also what the strict build of tests/test_site.py compared twice.
+    kept; the cold build's bytes again). So three builds in one place with one cache
+    give the same bytes too (tests/test_site.py used to build the working tree twice
+    to compare two builds in one place).
     """
     files = _checkout_files()
     proofs_here = runner.cache_directory()
