@@ -188,3 +188,28 @@ def read_json(path: Path) -> dict | None:
 def write_json(path: Path, data: dict) -> None:
     """Write ``data`` as JSON, atomically (see :func:`write_text`)."""
     write_text(path, json.dumps(data, ensure_ascii=False, sort_keys=True))
+
+
+def read_strings(path: Path) -> dict[str, str]:
+    """The string entries of the JSON object at ``path`` (none if missing or damaged)."""
+    return {k: v for k, v in (read_json(path) or {}).items() if isinstance(v, str)}
+
+
+def keep_used(
+    path: Path | None,
+    kept: dict[str, str],
+    used: dict[str, str],
+    complete: bool,
+    indent: int | None = None,
+) -> dict[str, str]:
+    """Write back a file of renders and return what it now holds.
+
+    After a whole build (``complete``) the file keeps what this build used; after
+    one that stopped part way, those and every earlier entry too, since the pages
+    not reached may still need them. Nothing is written when nothing changed.
+    """
+    keep = used if complete else {**kept, **used}
+    if path is None or not keep or keep == kept:
+        return kept
+    write_text(path, json.dumps(keep, ensure_ascii=False, sort_keys=True, indent=indent))
+    return dict(keep)

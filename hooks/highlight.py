@@ -19,7 +19,6 @@ kept is highlighted by the extension itself.
 from __future__ import annotations
 
 import functools
-import json
 from pathlib import Path
 from typing import Any
 
@@ -67,8 +66,7 @@ class LastingHighlights:
                 [Path(__file__).read_bytes(), cache.versions("pygments", "pymdown-extensions")]
             )
             self.path = cache.generation(base, "highlight", key) / "blocks.json"
-            found = cache.read_json(self.path) or {}
-            self._kept = {k: v for k, v in found.items() if isinstance(v, str)}
+            self._kept = cache.read_strings(self.path)
         self._used: dict[str, str] = {}
         #: How many blocks were found kept, and how many highlighted, in this build.
         self.found = 0
@@ -100,7 +98,4 @@ class LastingHighlights:
         global _OPEN
         if _OPEN is self:
             _OPEN = None
-        keep = self._used if complete else {**self._kept, **self._used}
-        if self.path is not None and keep and keep != self._kept:
-            cache.write_text(self.path, json.dumps(keep, ensure_ascii=False, sort_keys=True))
-            self._kept = dict(keep)
+        self._kept = cache.keep_used(self.path, self._kept, self._used, complete)

@@ -292,9 +292,7 @@ class LastingRenderer:
                 ]
             )
             self.path = cache.generation(base, "katex", key) / "renders.json"
-            self._kept = {
-                k: v for k, v in (cache.read_json(self.path) or {}).items() if isinstance(v, str)
-            }
+            self._kept = cache.read_strings(self.path)
         self._used: dict[str, str] = {}
         self._renderer: KatexRenderer | None = None
         #: How many formulas were found, and how many rendered, in this build.
@@ -333,11 +331,7 @@ class LastingRenderer:
         if self._renderer is not None:
             self._renderer.close()
             self._renderer = None
-        keep = self._used if complete else {**self._kept, **self._used}
-        if self.path is not None and keep and keep != self._kept:
-            text = json.dumps(keep, ensure_ascii=False, sort_keys=True, indent=0)
-            cache.write_text(self.path, text)
-            self._kept = dict(keep)
+        self._kept = cache.keep_used(self.path, self._kept, self._used, complete, indent=0)
 
     def __enter__(self) -> LastingRenderer:
         return self

@@ -269,6 +269,11 @@ def on_files(files, config, **_):
     return files
 
 
+def _url_root(page) -> str:
+    """The relative path from a page's URL to the site root ('' or '../../')."""
+    return "../" * page.url.count("/")
+
+
 def _relative_root(src: str) -> str:
     """The relative path from a page's source file to the docs root ('' or '../')."""
     up = posixpath.relpath(".", posixpath.dirname(src) or ".")
@@ -416,7 +421,7 @@ def _page_markdown(markdown: str, page) -> str:
     if not found:
         return bind.render(markdown, build.values, own)
     # Raw HTML links are not rewritten by MkDocs: they go from the page's URL.
-    url_base = "../" * page.url.count("/")
+    url_base = _url_root(page)
     generated = common_blocks(build, base, src, url_base, found)
     if entry is not None:
         generated.update(proposition_blocks(build, entry, base))
@@ -490,7 +495,7 @@ def on_post_page(output, page, config, **_):
             output = CLOSED_DETAILS_RE.sub("<details open", output)
         output = a11y.repair(output)
         output = loading.preload_math_fonts(output)
-        return loading.own_assets(output, "../" * page.url.count("/"), build.styles)
+        return loading.own_assets(output, _url_root(page), build.styles)
     except (katex.KatexError, notebooks.NotebookPageError) as exc:
         raise PluginError(f"{page.file.src_uri}: {exc}") from None
 

@@ -51,10 +51,10 @@ HIDDEN_RE = re.compile(r"<!-- posenc-search-hidden (\d+) -->")
 def _element_end(page_html: str, start: int, tag: str) -> int | None:
     """Where the element opening at ``start`` ends (after its closing tag), or None."""
     depth = 0
-    for match in re.finditer(rf"<(/?){tag}(?=[\s>])", page_html[start:]):
+    for match in re.compile(rf"<(/?){tag}(?=[\s>])").finditer(page_html, start):
         depth += -1 if match.group(1) else 1
         if depth == 0:
-            close = page_html.find(">", start + match.end())
+            close = page_html.find(">", match.end())
             return None if close < 0 else close + 1
     return None
 
