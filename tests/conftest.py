@@ -170,7 +170,7 @@ def browser_context(chromium, is_local: Callable[[str], bool]):
 #: without is a module that moves as a whole (its module-scoped fixtures are set
 #: up once). Everything else takes a second or less.
 LONG = {
-    "tests/test_reproducible.py::test_two_cold_builds_in_two_checkouts": 120,
+    "tests/test_reproducible.py::test_a_cold_build_and_builds_from_the_cache": 90,
     "tests/test_citations.py::test_make_pdf_writes_the_corpus": 55,
     "tests/test_phone.py": 40,
     "tests/test_proofs.py::test_a_broken_copy_makes_the_runner_fail": 35,
