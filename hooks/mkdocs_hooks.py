@@ -374,7 +374,17 @@ def on_page_content(html, page, **_):
 
 @event_priority(-100)  # after Material's search plugin has read the page
 def on_page_context(context, page, **_):
-    page.content = STATE["build"].hidden.restore(page.content)
+    build = STATE["build"]
+    page.content = build.hidden.restore(page.content)
+    if page.file.src_uri == PRINT_PAGE:
+        pages = {
+            number: posixpath.relpath(entry.url.rstrip("/"), page.url.rstrip("/")) + "/"
+            for number, entry in build.registry.items()
+        }
+        try:
+            page.content = printable.without_scripts(page.content, pages)
+        except printable.PrintableError as exc:
+            raise PluginError(f"posenc: {PRINT_PAGE}: {exc}") from None
     return context
 
 

@@ -20,6 +20,14 @@ Nothing else is touched: links to other pages stay as they are (the printable
 page sits in the same folder as the proposition pages, so a relative link
 means the same there), and each part is preceded by a comment naming its
 source page, which the KaTeX error message reads (see mkdocs_hooks).
+
+One thing is left out, once the page is whole (:func:`without_scripts`): the
+proof scripts. Each proposition page shows its script, highlighted, in a
+collapsed block; printed, the thirty scripts were half the PDF (about 300 of
+630 A4 pages) and a third of the page's bytes, and printing took twice as
+long. A script is for running, not for reading on paper: the printed part
+keeps the table of checks and the misreadings refuted (what the script
+found) and names the script, its page and the command that runs it.
 """
 
 from __future__ import annotations
@@ -42,6 +50,15 @@ ONE_ID_RE = re.compile(r'(\s(?:id|for)=")([^"]*)(")')
 ID_LIST_RE = re.compile(r'(\saria-(?:labelledby|describedby|controls|owns)=")([^"]*)(")')
 #: References to an id by fragment: links (HTML and SVG) and CSS ``url(#…)`` in SVG.
 FRAGMENT_RE = re.compile(r'(\s(?:xlink:)?href="#)([^"]*)(")|(url\(#)([^)]*)(\))')
+
+
+#: A proof script's block as a proposition page shows it (search_index marks it
+#: data-search-exclude): a collapsed block whose summary names the file.
+SCRIPT_RE = re.compile(
+    r'<details class="example"[^>]*>\s*<summary>The proof script, <code>proofs/'
+    r"(p(\d+)_\w+\.py)</code></summary>"
+)
+DETAILS_RE = re.compile(r"<(/?)details(?=[\s>])")
 
 
 class PrintableError(Exception):
@@ -130,3 +147,37 @@ def assemble(
     else:
         items.extend(toc)
     return intro.replace(PLACEHOLDER, "\n".join(pieces)), TableOfContents(items)
+
+
+def _details_end(html: str, start: int) -> int:
+    """Where the ``<details>`` element opening at ``start`` ends (after ``</details>``)."""
+    depth = 0
+    for match in DETAILS_RE.finditer(html, start):
+        depth += -1 if match.group(1) else 1
+        if depth == 0:
+            return html.index(">", match.end()) + 1
+    raise PrintableError(f"a proof script's block is not closed: {html[start : start + 120]!r}")
+
+
+def without_scripts(html: str, pages: Mapping[int, str]) -> str:
+    """The printable page with each proof script's block replaced by a line naming it.
+
+    ``pages`` maps a proposition's number to its page's URL relative to the
+    printable page (``../p15-t5-buckets/``), where the script is shown.
+    """
+    out, pos = [], 0
+    for match in SCRIPT_RE.finditer(html):
+        if match.start() < pos:
+            raise PrintableError(f"a proof script's block inside another: {match.group(1)}")
+        name, number = match.group(1), int(match.group(2))
+        if number not in pages:
+            raise PrintableError(f"the proof script {name} belongs to no proposition page")
+        out += [
+            html[pos : match.start()],
+            f'<p class="posenc-print-script">The proof script, <code>proofs/{name}</code>, '
+            "is not printed: it is on "
+            f'<a href="{pages[number]}#machine-check">the page of Proposition {number}</a> '
+            f"and in the repository; <code>python -m proofs {number}</code> runs it.</p>",
+        ]
+        pos = _details_end(html, match.start())
+    return "".join(out) + html[pos:]

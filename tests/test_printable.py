@@ -127,6 +127,42 @@ def test_a_page_without_its_placeholder_once_is_refused(times):
         _assemble({1: _page(1)}, intro=intro)
 
 
+# -- the proof scripts are named, not printed ------------------------------------------------
+
+SCRIPT = (
+    '<details class="example" data-search-exclude>\n<summary>The proof script, '
+    "<code>proofs/p07_seven.py</code></summary>\n"
+    '<div class="highlight"><pre><span>x = 1</span></pre></div>\n</details>'
+)
+
+
+def test_a_proof_script_is_replaced_by_a_line_naming_it_and_its_page():
+    html = f"<p>before</p>\n{SCRIPT}\n<details><summary>kept</summary>x</details><p>after</p>"
+    out = printable.without_scripts(html, {7: "../p07-seven/"})
+    assert "x = 1" not in out and "highlight" not in out
+    assert "<code>proofs/p07_seven.py</code>" in out
+    assert '<a href="../p07-seven/#machine-check">' in out
+    assert "<code>python -m proofs 7</code>" in out
+    assert out.startswith("<p>before</p>\n<p class=")
+    assert out.endswith("\n<details><summary>kept</summary>x</details><p>after</p>")
+
+
+def test_a_script_block_with_a_block_inside_ends_at_its_own_closing_tag():
+    inner = SCRIPT.replace("</div>\n</details>", "</div><details>n</details>\n</details>")
+    out = printable.without_scripts(inner + "<p>after</p>", {7: "../p07-seven/"})
+    assert out.endswith("runs it.</p><p>after</p>")
+
+
+@pytest.mark.parametrize(
+    ("html", "said"),
+    [(SCRIPT.removesuffix("</details>"), "not closed"), (SCRIPT, "belongs to no proposition")],
+)
+def test_a_script_block_that_cannot_be_replaced_is_refused(html, said):
+    pages = {7: "../p07-seven/"} if "not closed" in said else {8: "../p08/"}
+    with pytest.raises(printable.PrintableError, match=said):
+        printable.without_scripts(html, pages)
+
+
 # -- the built site ------------------------------------------------------------------------
 
 ARTICLE_RE = re.compile(r'<article class="md-content__inner md-typeset">(.*?)</article>', re.S)
@@ -139,6 +175,7 @@ def _words(fragment: str) -> list[str]:
 
 
 def test_each_part_of_the_printable_page_says_what_its_own_page_says(site_dir):
+    """Word for word, but for the proof script: the part names it, the page shows it."""
     entries = registry.load(ROOT / "docs", ROOT)
     whole = ARTICLE_RE.search((site_dir / "propositions" / "all" / "index.html").read_text())
     assert whole, "the printable page has no article"
@@ -150,10 +187,21 @@ def test_each_part_of_the_printable_page_says_what_its_own_page_says(site_dir):
     ]
     assert [n for n, _ in starts] == list(entries), "every proposition, in order of number"
     ends = [s for _, s in starts[1:]] + [len(whole.group(1))]
+    pages = {n: f"../{entry.url.removeprefix('propositions/')}" for n, entry in entries.items()}
     for (number, start), end in zip(starts, ends, strict=True):
         own_page = site_dir / entries[number].url.strip("/") / "index.html"
         own = ARTICLE_RE.search(own_page.read_text())
         assert own, own_page
-        assert _words(whole.group(1)[start:end]) == _words(own.group(1)), (
+        part = whole.group(1)[start:end]
+        assert len(printable.SCRIPT_RE.findall(own.group(1))) == 1, own_page
+        assert "<summary>The proof script" not in part, f"Proposition {number}: a script printed"
+        [note] = re.findall(r'<p class="posenc-print-script">.*?</p>', part)
+        [link] = re.findall(r'href="([^"#]*)#machine-check"', note)
+        assert (site_dir / "propositions" / "all" / link / "index.html").resolve() == (
+            own_page.resolve()
+        )
+        assert _words(part) == _words(printable.without_scripts(own.group(1), pages)), (
             f"Proposition {number}: the printable part differs from {own_page}"
         )
+        # What the script found is printed: its table of checks.
+        assert own.group(1).count('class="posenc-checks"') == part.count('class="posenc-checks"')
