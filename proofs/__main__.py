@@ -94,6 +94,12 @@ def main(argv: list[str] | None = None) -> int:
         help="stop a proof that runs longer than this "
         f"(default: $POSENC_PROOF_TIMEOUT or {runner.DEFAULT_TIMEOUT:g})",
     )
+    parser.add_argument(
+        "--first-failure",
+        action="store_true",
+        help="stop each proof at its first failed check (the other proofs still run): "
+        "a quick answer while a proof is being edited; such a result is never cached",
+    )
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     args = parser.parse_args(argv)
     if args.timeout is not None and not args.timeout > 0:
@@ -107,6 +113,7 @@ def main(argv: list[str] | None = None) -> int:
             refresh=args.no_cache,
             progress=None if args.quiet else _progress(sys.stderr),
             timeout=args.timeout,
+            first_failure=args.first_failure,
         )
     except ValueError as exc:
         print(f"python -m proofs: error: {exc}", file=sys.stderr)

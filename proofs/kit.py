@@ -246,12 +246,25 @@ def _show(value: Fraction | float) -> str:
 # -- the recorder ------------------------------------------------------------------
 
 
+class StopAtFailure(Exception):
+    """Raised by a Recorder made with ``stop_at_failure=True`` once a check has failed."""
+
+    def __init__(self, check: Check) -> None:
+        super().__init__(f"check {check.number} failed: {check.claim}")
+        self.check = check
+
+
 @dataclass
 class Recorder:
-    """Collects the checks and quantities of one proof, in order, with timings."""
+    """Collects the checks and quantities of one proof, in order, with timings.
+
+    ``stop_at_failure=True`` (``python -m proofs --first-failure``) ends the
+    proof at its first failed check by raising :class:`StopAtFailure` from it.
+    """
 
     checks: list[Check] = field(default_factory=list)
     quantities: dict[str, Quantity] = field(default_factory=dict)
+    stop_at_failure: bool = False
     _last: float = field(default_factory=time.perf_counter)
 
     def _record(
@@ -281,6 +294,8 @@ class Recorder:
         )
         self.checks.append(check)
         self._last = now
+        if self.stop_at_failure and not check.passed and kind != "crash":
+            raise StopAtFailure(check)
         return check
 
     def _bind(self, check: Check, quantity: str | None, value: Any, show: Show | None) -> Check:

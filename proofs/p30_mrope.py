@@ -152,15 +152,19 @@ def checks(rec: Recorder) -> None:
     )
     rec.identity(
         "score(q at (t,h,w), k at (t',h',w')) = sum_a q_a^T R((p'_a - p_a) theta_a) k_a",
-        sp.expand_trig(rotated - relative),
+        # The angles' sums and differences opened up first (expand, then the addition
+        # formulas): what is left cancels term by term.
+        sp.expand_trig(sp.expand(rotated - relative)),
         scope="every real q, k in R^6, speeds theta_t, theta_h, theta_w > 0, integer positions",
     )
-    shifted = mrope_score(qs, ks, [x + 7 for x in here], [x + 7 for x in there], thetas)
+    shift = sp.Symbol("s", integer=True)
+    shifted = mrope_score(qs, ks, [x + shift for x in here], [x + shift for x in there], thetas)
     moved = mrope_score(qs, ks, here, [there[0] + 1, there[1], there[2]], thetas)
     rec.identity(
         "moving both tokens by the same amount on every axis leaves the score unchanged",
-        sp.expand_trig(shifted - rotated),
-        scope="every real q, k, speeds > 0, integer positions; shift 7 on all three axes",
+        sp.expand_trig(sp.expand(shifted - rotated)),
+        scope="every real q, k, speeds > 0, integer positions, every integer shift s "
+        "(the same on all three axes)",
     )
     gap = sp.expand_trig(moved - rotated).subs(
         {**{x: 0 for x in here + there}, **dict.fromkeys(qs, 1), **dict.fromkeys(ks, 1)}

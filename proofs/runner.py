@@ -34,7 +34,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Literal
 
-from proofs.kit import KINDS, NAME_RE, Check, Recorder, Refutation, refute
+from proofs.kit import KINDS, NAME_RE, Check, Recorder, Refutation, StopAtFailure, refute
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -231,8 +231,22 @@ def load(path: Path):
     return module
 
 
-def run_one(path: Path) -> Result:
-    """Run one proof file now, with no cache."""
+#: The error of a proof stopped at its first failed check (``first_failure=True``).
+STOPPED = (
+    "stopped at its first failed check (--first-failure): "
+    "the checks after it and the misreadings did not run"
+)
+#: Tells the child process to stop at the first failed check.
+FIRST_FAILURE_ENV = "POSENC_PROOF_FIRST_FAILURE"
+
+
+def run_one(path: Path, *, first_failure: bool = False) -> Result:
+    """Run one proof file now, with no cache.
+
+    ``first_failure=True`` stops the proof at its first failed check: the
+    result holds the checks up to it, no misreadings, and the error
+    :data:`STOPPED` (a failed result, never cached).
+    """
     path = Path(path)
     started = time.perf_counter()
     date = datetime.now(UTC).replace(microsecond=0).isoformat()
@@ -252,17 +266,23 @@ def run_one(path: Path) -> Result:
         title, uses = module.TITLE, [int(u) for u in module.USES]
         statement = (module.__doc__ or "").strip()
         inputs = _inputs(module)
-        recorder = Recorder()
+        recorder = Recorder(stop_at_failure=first_failure)
+        stopped = False
         try:
             module.checks(recorder)
+        except StopAtFailure:
+            stopped = True
         except Exception as exc:  # a crash is a row of its own, not a failed claim
             recorder.crash(exc)
         checks = recorder.checks
         quantities = [q.as_dict() for q in recorder.quantities.values()]
-        _name_inputs_apart(inputs, recorder.quantities)
-        refutations = [refute(m) for m in module.MISREADINGS]
-        if not module.MISREADINGS:
-            raise ValueError("a proof must name at least one misreading it refutes")
+        if stopped:
+            error = STOPPED
+        else:
+            _name_inputs_apart(inputs, recorder.quantities)
+            refutations = [refute(m) for m in module.MISREADINGS]
+            if not module.MISREADINGS:
+                raise ValueError("a proof must name at least one misreading it refutes")
     except Exception as exc:
         error = "".join(traceback.format_exception_only(exc)).strip()
         if not isinstance(exc, ValueError | ImportError | AttributeError):
@@ -343,7 +363,9 @@ def _failed(path: Path, error: str, seconds: float) -> Result:
     )
 
 
-def run_isolated(path: Path, timeout: float | None = None) -> Result:
+def run_isolated(
+    path: Path, timeout: float | None = None, *, first_failure: bool = False
+) -> Result:
     """Run one proof in a process of its own, stopped after ``timeout`` seconds.
 
     The child prints its result after a marker that only the parent knows; a
@@ -358,7 +380,12 @@ def run_isolated(path: Path, timeout: float | None = None) -> Result:
     child = subprocess.Popen(
         [sys.executable, "-m", "proofs.runner", "--child", str(path)],
         cwd=ROOT,
-        env={**os.environ, "POSENC_RESULT_MARKER": marker, "PYTHONPATH": str(ROOT)},
+        env={
+            **os.environ,
+            "POSENC_RESULT_MARKER": marker,
+            "PYTHONPATH": str(ROOT),
+            FIRST_FAILURE_ENV: "1" if first_failure else "",
+        },
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -407,7 +434,7 @@ def _kill(child: subprocess.Popen) -> None:
 def _child(path: Path) -> int:
     """In the child: run the proof and print its result after the marker."""
     marker = os.environ["POSENC_RESULT_MARKER"]
-    result = run_one(path)
+    result = run_one(path, first_failure=os.environ.get(FIRST_FAILURE_ENV) == "1")
     sys.stdout.flush()
     sys.stdout.write(f"\n{marker}\n{json.dumps(result.as_dict())}")
     sys.stdout.flush()
@@ -465,6 +492,7 @@ def run(
     progress: Progress | None = None,
     isolate: bool = True,
     timeout: float | None = None,
+    first_failure: bool = False,
 ) -> list[Result]:
     """Run the selected proofs (all by default), reusing cached results.
 
@@ -474,8 +502,9 @@ def run(
     nor writes a cache; by default the cache is :func:`cache_directory`. Each
     proof runs in a process of its own with a time limit (``timeout``
     seconds, default ``POSENC_PROOF_TIMEOUT`` or ``DEFAULT_TIMEOUT``);
-    ``isolate=False`` runs them in this process. Unknown numbers raise
-    ``ValueError``.
+    ``isolate=False`` runs them in this process. ``first_failure=True`` stops
+    each proof at its first failed check (see :func:`run_one`). Unknown
+    numbers raise ``ValueError``.
     """
     if cache_dir == "default":
         cache_dir = cache_directory()
@@ -496,7 +525,11 @@ def run(
             progress(index, len(paths), path, None)
         result = _cached(path, cache_dir) if cache_dir and not refresh else None
         if result is None:
-            result = run_isolated(path, timeout) if isolate else run_one(path)
+            result = (
+                run_isolated(path, timeout, first_failure=first_failure)
+                if isolate
+                else run_one(path, first_failure=first_failure)
+            )
             if cache_dir and result.passed:
                 _store(path, result, cache_dir)
         if progress:

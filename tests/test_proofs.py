@@ -269,6 +269,11 @@ def test_a_broken_copy_makes_the_runner_fail(tmp_path, group):
     failing proof fails it), the table says FAILED on its row, what it printed
     about it holds a failed check, and the report says it failed; the report as a
     whole is not verified.
+
+    The copies run with ``--first-failure``: what is tested is that the break is
+    caught by a check, and each copy stops there (its last check is the failed
+    one, not a crash); the checks after it are those the verified proof passes.
+    That halves the cost of the thirty copies.
     """
     names = sorted(BREAKS)[group::GROUPS]
     for name in names:
@@ -285,6 +290,7 @@ def test_a_broken_copy_makes_the_runner_fail(tmp_path, group):
             "--dir",
             str(tmp_path),
             "--no-cache",
+            "--first-failure",
             "--report",
             str(report),
         ],
@@ -306,6 +312,11 @@ def test_a_broken_copy_makes_the_runner_fail(tmp_path, group):
             problems.append(f"{name}: the report says {ran[name]['status']}")
         if statuses.get(number) != "FAILED":
             problems.append(f"{name}: the table says {statuses.get(number)}")
+        checks = ran[name]["checks"]
+        if ran[name]["error"] != runner.STOPPED or not checks or checks[-1]["passed"]:
+            problems.append(f"{name}: did not stop at a failed check: {ran[name]['error']}")
+        elif checks[-1]["kind"] == "crash" or not all(c["passed"] for c in checks[:-1]):
+            problems.append(f"{name}: its last check crashed, or another failed first")
         if "    check failed: " not in blocks.get(number, ""):
             problems.append(f"{name}: no failed check said:\n{blocks.get(number, '')}")
     assert not problems, "\n".join(problems) + "\n" + done.stdout
@@ -512,6 +523,52 @@ def test_a_crash_is_a_row_of_its_own(tmp_path):
     assert "p08_shift_is_rotation.py:" in crash["detail"]
     assert result.checks[0]["passed"]
     assert any(line.startswith("check crashed") for line in result.failures())
+
+
+def _two_false_checks_first(tmp_path: Path) -> Path:
+    """A copy of Proposition 5 whose first two checks are false."""
+    source = (ROOT / "proofs" / "p05_bank_of_clocks.py").read_text()
+    marker = "def checks(rec: Recorder) -> None:\n"
+    assert marker in source
+    false = (
+        "    rec.exact('one is two', 1, 2, scope='s')\n"
+        "    rec.exact('three is four', 3, 4, scope='s')\n"
+    )
+    tmp_path.mkdir(exist_ok=True)
+    (tmp_path / "p05_bank_of_clocks.py").write_text(source.replace(marker, marker + false))
+    return tmp_path
+
+
+def test_without_first_failure_a_proof_runs_past_its_failed_checks(tmp_path):
+    [result] = runner.run(directory=_two_false_checks_first(tmp_path), cache_dir=None)
+    assert [c["passed"] for c in result.checks[:2]] == [False, False]
+    assert len(result.checks) > 2 and all(c["passed"] for c in result.checks[2:])
+    assert result.misreadings and all(m["refuted"] for m in result.misreadings)
+    assert not result.error and not result.passed
+
+
+@pytest.mark.parametrize("isolate", [True, False], ids=["own-process", "in-process"])
+def test_first_failure_stops_a_proof_at_its_first_failed_check(tmp_path, isolate):
+    cache_dir = tmp_path / "cache"
+    [result] = runner.run(
+        directory=_two_false_checks_first(tmp_path / "proofs"),
+        cache_dir=cache_dir,
+        isolate=isolate,
+        first_failure=True,
+    )
+    assert [(c["claim"], c["passed"]) for c in result.checks] == [("one is two", False)]
+    assert result.misreadings == [] and result.error == runner.STOPPED
+    assert not result.passed
+    assert result.failures()[0] == f"error: {runner.STOPPED}"
+    assert not cache_dir.exists() or not any(cache_dir.iterdir()), "a stopped run is not kept"
+
+
+def test_first_failure_changes_nothing_for_a_proof_that_passes(tmp_path):
+    [plain] = runner.run([5], cache_dir=None)
+    [stopping] = runner.run([5], cache_dir=None, first_failure=True)
+    assert plain.passed and stopping.passed
+    assert [c["claim"] for c in plain.checks] == [c["claim"] for c in stopping.checks]
+    assert [m["claim"] for m in plain.misreadings] == [m["claim"] for m in stopping.misreadings]
 
 
 def test_a_zero_witness_refutes_nothing():
