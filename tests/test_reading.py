@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import without_search
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from hooks import registry
@@ -19,8 +20,9 @@ ENTRIES = registry.load(ROOT / "docs", ROOT)
 
 
 @pytest.fixture(scope="module")
-def dark_context(chromium):
+def dark_context(chromium, site_dir):
     context = chromium.new_context(viewport={"width": 1280, "height": 900}, color_scheme="dark")
+    without_search(context, site_dir)  # these pages are looked at, not searched
     yield context
     context.close()
 

@@ -38,6 +38,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import without_search
 
 import posenc
 
@@ -98,14 +99,18 @@ def page_of(widget_pages: dict[str, list[str]], served_url: str) -> Callable[[st
 
 
 @pytest.fixture(scope="session")
-def new_context(chromium, is_local) -> Iterator[Callable[..., object]]:
-    """Make browser contexts (closed at the end); requests off the site are aborted."""
+def new_context(chromium, is_local, site_dir) -> Iterator[Callable[..., object]]:
+    """Make browser contexts (closed at the end); requests off the site are aborted.
+
+    Their search index is empty (conftest.without_search): these tests do not search.
+    """
     made = []
 
     def make(**options):
         options.setdefault("viewport", {"width": 1280, "height": 900})
         context = chromium.new_context(service_workers="block", **options)
         context.route(lambda url: not is_local(url), lambda route: route.abort())
+        without_search(context, site_dir)
         made.append(context)
         return context
 
@@ -151,13 +156,19 @@ class Opened:
         assert not self.problems, "\n".join(self.problems)
 
 
+@pytest.fixture(scope="session")
+def widget_context(new_context):
+    """The desktop context the widget tests share."""
+    return new_context()
+
+
 @pytest.fixture
-def open_widget(browser_context) -> Iterator[Callable[..., Opened]]:
+def open_widget(widget_context) -> Iterator[Callable[..., Opened]]:
     """Open a widget's page (in the default context unless given); check its console after."""
     opened: list[Opened] = []
 
     def open_(url: str, kind: str, context=None) -> Opened:
-        page = Opened(context or browser_context, url, kind)
+        page = Opened(context or widget_context, url, kind)
         opened.append(page)
         return page
 
