@@ -16,7 +16,9 @@ For each ``.html`` file of the site (``make site`` first), served locally:
 
 Closed ``<details>`` (the "check yourself" answers) are opened first, so the
 math and figures inside them are checked too. Redirect stubs (``p/N/``) are
-followed and the page they land on is checked.
+followed: the stub must load cleanly and land, in the browser, on a page of
+the site, which is itself checked on its own visit (so it is not inspected a
+second time through each of its stubs: that was a third of this module's time).
 
 Each page is inspected once the network has gone quiet (Playwright's
 ``networkidle``: nothing in flight for half a second), so that a request made
@@ -241,6 +243,10 @@ class _Visit:
                 landed = page.url.split("#")[0]
                 if not landed.startswith(served_url):
                     return [*self.problems, f"redirects off the site, to {landed}"]
+                target = landed.removeprefix(served_url)
+                if not (site_dir / target / "index.html").is_file():
+                    return [*self.problems, f"redirects to {target}, not a page of the site"]
+                return self.problems  # the page it lands on has a visit of its own
             page.wait_for_load_state("networkidle", timeout=LOAD_TIMEOUT_MS)
             report = page.evaluate(_INSPECT)
         finally:
