@@ -1171,9 +1171,32 @@ _LADDER_READ = """root => ({
 })"""
 
 
-def _check_ladder(w: Opened) -> dict:
-    """The widget's speeds, factor, bands and turn counts against posenc.rope."""
-    read = w.root.evaluate(_LADDER_READ)
+#: Set the four controls as a reader's change does (the value, then input and change
+#: events), one combination after another, reading the widget after each.
+_LADDER_GRID = (
+    """([root, controls, combos]) => {
+  const read = """
+    + _LADDER_READ
+    + """;
+  const set = (control, value) => {
+    control.value = String(value);
+    control.dispatchEvent(new Event("input", {bubbles: true}));
+    control.dispatchEvent(new Event("change", {bubbles: true}));
+  };
+  return combos.map((combo) => {
+    combo.forEach((value, i) => set(controls[i], value));
+    return read(root);
+  });
+}"""
+)
+
+
+def _check_ladder(w: Opened, read: dict | None = None) -> dict:
+    """The widget's speeds, factor, bands and turn counts against posenc.rope.
+
+    ``read`` is what _LADDER_READ returned, if it was read already (default: read now).
+    """
+    read = w.root.evaluate(_LADDER_READ) if read is None else read
     state = json.loads(read["state"])
     scheme, s, base, length = state["scheme"], state["factor"], state["base"], state["length"]
     what = f"{scheme}, s = {s}, b = {base}, L0 = {length}"
@@ -1222,23 +1245,36 @@ def test_rope_ladder_opens_on_llama_31(page_of, open_widget) -> None:
 
 
 def test_rope_ladder_every_scheme_base_and_length(page_of, open_widget) -> None:
-    """Every scheme on every base and trained length, at four scales, against posenc."""
+    """Every scheme on every base and trained length, at four scales, against posenc.
+
+    The 288 combinations are set in the page in one go, as a reader's changes
+    set them (test_rope_ladder_keyboard_and_announcement and the touch test drive
+    the controls themselves); each is read and checked here.
+    """
     w = open_widget(page_of("rope-ladder"), "rope-ladder")
-    scheme = w.root.get_by_label("Scheme")
-    base = w.root.get_by_label("Base")
-    length = w.root.get_by_label("Trained length")
-    factor = w.root.get_by_role("spinbutton", name=re.compile("Scale s"))
+    controls = [
+        w.root.get_by_label("Scheme"),
+        w.root.get_by_label("Base"),
+        w.root.get_by_label("Trained length"),
+        w.root.get_by_role("spinbutton", name=re.compile("Scale s")),
+    ]
+    combos = [
+        [key, b, n, s]
+        for key in ("default", "linear", "ntk", "dynamic", "yarn", "llama3")
+        for b in LADDER_BASES
+        for n in LADDER_LENGTHS
+        for s in (1, 2, 8, 40)
+    ]
+    reads = w.page.evaluate(
+        _LADDER_GRID,
+        [w.root.element_handle(), [c.element_handle() for c in controls], combos],
+    )
     checked = set()
-    for key in ("default", "linear", "ntk", "dynamic", "yarn", "llama3"):
-        scheme.select_option(key)
-        for b in LADDER_BASES:
-            base.select_option(str(b))
-            for n in LADDER_LENGTHS:
-                length.select_option(str(n))
-                for s in (1, 2, 8, 40):
-                    factor.fill(str(s))
-                    state = _check_ladder(w)
-                    checked.add((state["scheme"], state["base"], state["length"], state["factor"]))
+    for combo, read in zip(combos, reads, strict=True):
+        state = _check_ladder(w, read)
+        got = [state["scheme"], state["base"], state["length"], state["factor"]]
+        assert got == combo, f"set {combo}, the widget shows {got}"
+        checked.add(tuple(got))
     assert len(checked) == 6 * 3 * 4 * 4
 
 
