@@ -28,6 +28,7 @@ from types import SimpleNamespace
 import pytest
 
 from hooks import blocks, graph, registry, svg
+from hooks import cache as build_cache
 from tools.project import PROOF_CACHE, copy_project
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,8 +41,13 @@ HOSTILE = 'Order <script>alert(1)</script> & "quotes"'
 
 
 def _copy_project(dest: Path, cache: Path | None = None) -> Path:
-    """What a build reads, copied, with a proof cache (``cache``, else the repository's)."""
-    return copy_project(dest, cache or PROOF_CACHE)
+    """What a build reads, copied, with a proof cache (``cache``, else the repository's).
+
+    The copy gets the repository's build cache too: these builds test what a
+    broken or hostile source does, not the drawing of the figures (a cold build
+    is tests/test_reproducible.py's).
+    """
+    return copy_project(dest, cache or PROOF_CACHE, build_cache=build_cache.directory(ROOT))
 
 
 @pytest.fixture(scope="module")

@@ -14,11 +14,15 @@ TREES = ("docs", "proofs", "hooks", "posenc", "overrides", "exercises", "data")
 FILES = ("mkdocs.yml", "pyproject.toml", "conformance/record.json")
 
 
-def copy_project(dest: Path, proof_cache: Path | None = PROOF_CACHE) -> Path:
+def copy_project(
+    dest: Path, proof_cache: Path | None = PROOF_CACHE, build_cache: Path | None = None
+) -> Path:
     """Copy the sources a build reads to ``dest``, with the proof results in ``proof_cache``.
 
     ``proof_cache=None`` gives the copy no proof results: every proof runs in its
-    build. The npm packages (KaTeX) are linked, not copied.
+    build. ``build_cache`` (hooks/cache.py), if given, is copied in as the copy's
+    own, so that its build makes only what the copy changed; by default the copy
+    starts with none. The npm packages (KaTeX) are linked, not copied.
     """
     for name in TREES:
         shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
@@ -28,4 +32,6 @@ def copy_project(dest: Path, proof_cache: Path | None = PROOF_CACHE) -> Path:
     (dest / "node_modules").symlink_to(ROOT / "node_modules")
     if proof_cache is not None and proof_cache.is_dir():
         shutil.copytree(proof_cache, dest / ".cache" / "proofs")
+    if build_cache is not None and build_cache.is_dir():
+        shutil.copytree(build_cache, dest / ".cache" / "build")
     return dest
