@@ -22,7 +22,11 @@ second time through each of its stubs: that was a third of this module's time).
 
 Each page is inspected once the network has gone quiet (Playwright's
 ``networkidle``: nothing in flight for half a second), so that a request made
-after ``load`` (the search worker's index, the icon) is seen too. That wait is
+after ``load`` (the search worker's index, the icon) is seen too. The index
+itself is answered with one that holds no page (conftest.without_search, at
+its one right URL, so a page that asks elsewhere still fails): building the
+real one in every page cost more than anything else the pages do, and
+tests/test_reading.py searches the real one. That wait is
 most of the time a page takes, so the pages are checked in a few groups (each
 a test), a few tabs loading at once in each: every page is still loaded,
 waited for and inspected on its own tab, and a failure names each page with
@@ -35,6 +39,7 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import without_search
 
 pytestmark = pytest.mark.browser
 
@@ -260,9 +265,23 @@ def test_the_page_list_is_every_html_file(site_dir: Path) -> None:
     assert len(pages) == len(set(pages)) == len(list(site_dir.rglob("*.html")))
 
 
+@pytest.fixture(scope="module")
+def pages_context(chromium, is_local, site_dir: Path, served_url: str):
+    """A desktop context whose search index is empty; requests off the site are aborted."""
+    context = chromium.new_context(
+        viewport={"width": 1280, "height": 900}, service_workers="block"
+    )
+    context.route(lambda url: not is_local(url), lambda route: route.abort())
+    without_search(context, site_dir, served_url)
+    try:
+        yield context
+    finally:
+        context.close()
+
+
 @pytest.mark.parametrize("group", range(GROUPS), ids=lambda g: f"group{g + 1}of{GROUPS}")
 def test_pages_render_cleanly(
-    group: int, site_dir: Path, served_url: str, is_local, browser_context
+    group: int, site_dir: Path, served_url: str, is_local, pages_context
 ) -> None:
     """Every page of one group (every GROUPS-th HTML file of the site) renders cleanly."""
     waiting = iter(site_pages(site_dir)[group::GROUPS])
@@ -273,7 +292,7 @@ def test_pages_render_cleanly(
     def open_next() -> None:
         path = next(waiting, None)
         if path is not None:
-            loading.append(_Visit(browser_context, served_url, path, is_local))
+            loading.append(_Visit(pages_context, served_url, path, is_local))
 
     try:
         for _ in range(TABS):

@@ -20,9 +20,9 @@ ENTRIES = registry.load(ROOT / "docs", ROOT)
 
 
 @pytest.fixture(scope="module")
-def dark_context(chromium, site_dir):
+def dark_context(chromium, site_dir, served_url):
     context = chromium.new_context(viewport={"width": 1280, "height": 900}, color_scheme="dark")
-    without_search(context, site_dir)  # these pages are looked at, not searched
+    without_search(context, site_dir, served_url)  # these pages are looked at, not searched
     yield context
     context.close()
 

@@ -99,7 +99,7 @@ def page_of(widget_pages: dict[str, list[str]], served_url: str) -> Callable[[st
 
 
 @pytest.fixture(scope="session")
-def new_context(chromium, is_local, site_dir) -> Iterator[Callable[..., object]]:
+def new_context(chromium, is_local, site_dir, served_url) -> Iterator[Callable[..., object]]:
     """Make browser contexts (closed at the end); requests off the site are aborted.
 
     Their search index is empty (conftest.without_search): these tests do not search.
@@ -110,7 +110,7 @@ def new_context(chromium, is_local, site_dir) -> Iterator[Callable[..., object]]
         options.setdefault("viewport", {"width": 1280, "height": 900})
         context = chromium.new_context(service_workers="block", **options)
         context.route(lambda url: not is_local(url), lambda route: route.abort())
-        without_search(context, site_dir)
+        without_search(context, site_dir, served_url)
         made.append(context)
         return context
 
