@@ -50,6 +50,7 @@ from typing import Any
 
 import numpy as np
 import sympy as sp
+from sympy.core.function import AppliedUndef
 
 from proofs.numbers import Show, render
 
@@ -151,18 +152,74 @@ _REDUCERS: tuple[tuple[str, Callable[[sp.Expr], sp.Expr]], ...] = (
 )
 
 
+#: The reductions from here on call the simplifier: seconds on a large expression,
+#: and on a false claim all of them run before the check can fail.
+_FIRST_SLOW = 3
+#: Where :func:`_nonzero_somewhere` looks: each symbol takes the first of these, from
+#: its own place on, that has every property its assumptions state.
+_PROBE_VALUES = tuple(
+    sp.Integer(v) if isinstance(v, int) else sp.Rational(*v)
+    for v in (3, -2, (7, 5), 5, (-5, 3), 2, (11, 7), -3, (-13, 9), 4, (17, 11), 7)
+)
+#: A value this far from zero, at 30 digits, is not a rounding of zero.
+_PROBE_MARGIN = sp.Float("1e-15")
+
+
+def _value_for(symbol: sp.Symbol, start: int) -> sp.Expr | None:
+    """A value with every property ``symbol``'s assumptions state, or None."""
+    facts = symbol.assumptions0
+    for step in range(len(_PROBE_VALUES)):
+        value = _PROBE_VALUES[(start + step) % len(_PROBE_VALUES)]
+        if all(getattr(value, f"is_{name}", None) is held for name, held in facts.items()):
+            return value
+    return None
+
+
+def _nonzero_somewhere(entry: sp.Expr) -> bool:
+    """True only if ``entry`` is shown nonzero at a point its symbols' assumptions allow.
+
+    Then no reduction can make it zero, and the slow ones need not run: the
+    answer is the one the simplifier would reach, only sooner. False whenever
+    the point tells nothing (an unknown function, a sum or integral left
+    unevaluated, a symbol no value here fits, a value that is not a finite
+    number or is within :data:`_PROBE_MARGIN` of zero): then every reduction
+    is tried, as before.
+    """
+    if entry.atoms(AppliedUndef, sp.Sum, sp.Product, sp.Integral, sp.Derivative, sp.Limit):
+        return False
+    point = {}
+    for index, symbol in enumerate(sorted(entry.free_symbols, key=str)):
+        value = _value_for(symbol, 2 * index) if isinstance(symbol, sp.Symbol) else None
+        if value is None:
+            return False
+        point[symbol] = value
+    try:
+        value = sp.N(entry.xreplace(point), 30)
+    except Exception:  # any failure to evaluate tells nothing
+        return False
+    return bool(value.is_number and value.is_finite and abs(value) > _PROBE_MARGIN)
+
+
 def reduce_to_zero(difference: Any) -> str | None:
     """Return the name of the first reduction that makes ``difference`` zero.
 
     ``difference`` may be a SymPy expression or matrix (every entry must vanish)
     or a number. Returns ``None`` when no reduction reaches zero: that is a
-    failed check, never a refutation.
+    failed check, never a refutation. An entry that the cheap reductions leave
+    nonzero, and that is nonzero at a point its assumptions allow, is not given
+    to the simplifier (:func:`_nonzero_somewhere`).
     """
     entries = list(difference) if isinstance(difference, sp.MatrixBase) else [difference]
     hardest = 0  # the strongest reduction any entry needed
     for entry in entries:
         entry = sp.sympify(entry)
-        rank = next((r for r, (_, f) in enumerate(_REDUCERS) if f(entry) == 0), None)
+        rank = None
+        for r, (_, reduce) in enumerate(_REDUCERS):
+            if r == _FIRST_SLOW and _nonzero_somewhere(entry):
+                break
+            if reduce(entry) == 0:
+                rank = r
+                break
         if rank is None:
             return None
         hardest = max(hardest, rank)

@@ -386,6 +386,56 @@ def test_identity_fails_on_a_false_claim():
     assert [c.passed for c in rec.checks] == [True, False]
 
 
+K = sp.Symbol("k", integer=True)
+
+
+def _counting_simplify(monkeypatch) -> list[object]:
+    calls: list[object] = []
+    real = sp.simplify
+
+    def counted(expr, *args, **kwargs):
+        calls.append(expr)
+        return real(expr, *args, **kwargs)
+
+    monkeypatch.setattr(kit.sp, "simplify", counted)
+    return calls
+
+
+def test_a_claim_false_at_an_allowed_point_fails_without_the_simplifier(monkeypatch):
+    calls = _counting_simplify(monkeypatch)
+    x, n = sp.Symbol("x", real=True), sp.Symbol("n", integer=True, positive=True)
+    assert kit.reduce_to_zero(sp.sin(n * x) - n * sp.sin(x)) is None
+    assert calls == [], "a point showed it false: no simplifier"
+    # A true identity still goes to the simplifier, and is found true there.
+    assert kit.reduce_to_zero(sp.sin(x) ** 2 + sp.cos(x) ** 2 - 1) == "simplify"
+    assert len(calls) == 1
+
+
+@pytest.mark.parametrize(
+    "difference",
+    [
+        lambda x: sp.Function("f")(x) - x,  # an unknown function has no value at a point
+        lambda x: sp.Sum(x**K, (K, 0, 3)) - x,  # left unevaluated: not probed
+    ],
+    ids=["unknown function", "unevaluated sum"],
+)
+def test_where_a_point_tells_nothing_every_reduction_is_tried(monkeypatch, difference):
+    calls = _counting_simplify(monkeypatch)
+    x = sp.Symbol("x", real=True)
+    assert kit.reduce_to_zero(difference(x)) is None
+    assert len(calls) == 3, "simplify, expand_trig + simplify, rewrite(exp) + simplify"
+
+
+def test_the_point_keeps_to_each_symbols_assumptions():
+    for facts in ({"even": True}, {"odd": True, "negative": True}, {"positive": True}, {}):
+        symbol = sp.Symbol("s", **facts)
+        value = kit._value_for(symbol, 0)
+        assert all(getattr(value, f"is_{k}") is v for k, v in symbol.assumptions0.items())
+    assert (
+        kit._value_for(sp.Symbol("s", integer=True, positive=True, even=True, prime=False), 0) == 4
+    )
+
+
 def test_instances_fail_on_one_bad_member_and_on_an_empty_family():
     x = sp.Symbol("x")
     rec = kit.Recorder()
