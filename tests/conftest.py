@@ -190,15 +190,14 @@ def browser_context(chromium, is_local: Callable[[str], bool]):
 #: without is a module that moves as a whole (its module-scoped fixtures are set
 #: up once). Everything else takes a second or less.
 LONG = {
-    "tests/test_reproducible.py::test_a_cold_build_and_builds_from_the_cache": 90,
-    "tests/test_citations.py::test_make_pdf_writes_the_corpus": 55,
-    "tests/test_phone.py": 40,
-    "tests/test_proofs.py::test_a_broken_copy_makes_the_runner_fail": 35,
-    "tests/test_build_hostile.py": 25,
-    "tests/test_reading.py::test_figures_and_graph_are_legible_in_dark_mode": 22,
-    "tests/test_widgets.py::test_rope_ladder_every_scheme_base_and_length": 20,
-    "tests/test_browser.py::test_pages_render_cleanly[group1of4]": 40,  # the printable page
-    "tests/test_browser.py::test_pages_render_cleanly": 22,
+    "tests/test_reproducible.py::test_a_cold_build_and_builds_from_the_cache": 65,
+    "tests/test_citations.py::test_make_pdf_writes_the_corpus": 40,
+    "tests/test_phone.py": 32,
+    "tests/test_browser.py::test_pages_render_cleanly[group1of4]": 25,  # the printable page
+    "tests/test_browser.py::test_pages_render_cleanly": 17,
+    "tests/test_proofs.py::test_a_broken_copy_makes_the_runner_fail": 18,
+    "tests/test_reading.py::test_figures_and_graph_are_legible_in_dark_mode": 18,
+    "tests/test_build_hostile.py": 15,
     "tests/test_site.py": 10,
 }
 

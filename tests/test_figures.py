@@ -102,26 +102,21 @@ def test_docstring_first_line_is_alt_text(name):
 
 
 @pytest.mark.parametrize("name", ALL)
-def test_svg_is_deterministic(name, site_dir):
+def test_svg_is_deterministic_and_leaves_global_state_alone(name, site_dir):
     """Drawn here, the figure is the site's, byte for byte: drawn by the build, in
     another process, after other figures in another order (tests/test_reproducible.py
     compares whole builds, cold and kept)."""
     make = getattr(figures, name)
     before = dict(mpl.rcParams)
-    here = figures.to_svg(make())
-    assert dict(mpl.rcParams) == before
+    figure = make()
+    assert dict(mpl.rcParams) == before, "drawing the figure left matplotlib's settings changed"
+    here = figures.to_svg(figure)
+    assert dict(mpl.rcParams) == before, "writing the SVG left matplotlib's settings changed"
     built = site_dir / "figures" / f"{name}.svg"
     assert built.is_file(), f"the site has no {built.name}: is it used on a page?"
     assert here == built.read_text(encoding="utf-8")
     assert here.startswith("<?xml")
     assert "<dc:date>" not in here
-
-
-@pytest.mark.parametrize("name", ALL)
-def test_leaves_global_state_alone(name):
-    before = dict(mpl.rcParams)
-    getattr(figures, name)()
-    assert dict(mpl.rcParams) == before
 
 
 def test_does_not_use_pyplot():
