@@ -196,7 +196,6 @@ LONG = {
     "tests/test_browser.py::test_pages_render_cleanly[group1of4]": 25,  # the printable page
     "tests/test_browser.py::test_pages_render_cleanly": 17,
     "tests/test_proofs.py::test_a_broken_copy_makes_the_runner_fail": 18,
-    "tests/test_reading.py::test_figures_and_graph_are_legible_in_dark_mode": 18,
     "tests/test_build_hostile.py": 15,
     "tests/test_site.py": 10,
 }

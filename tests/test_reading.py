@@ -27,8 +27,31 @@ def dark_context(chromium, site_dir, served_url):
     context.close()
 
 
+#: The rule that gives a figure its white card (docs/stylesheets/posenc.css).
+CARD_RULE = re.compile(r'\.md-typeset img\[src\$="\.svg"\] \{[^}]*background: #fff;[^}]*\}')
+
+
+def test_every_proposition_page_carries_the_figures_white_card(site_dir):
+    """The rule is inlined on every page with a figure, as the stylesheet has it."""
+    [rule] = CARD_RULE.findall((ROOT / "docs" / "stylesheets" / "posenc.css").read_text())
+    site = site_dir
+    missing = [
+        entry.url
+        for entry in ENTRIES.values()
+        if rule not in (site / entry.url / "index.html").read_text(encoding="utf-8")
+    ]
+    assert not missing, f"pages without the figures' white card: {missing}"
+
+
 def test_figures_and_graph_are_legible_in_dark_mode(site_dir, served_url, dark_context):
-    pages = [e.url for e in ENTRIES.values()] + ["graph/"]
+    """In the browser, on the first, the largest and the last proposition page and the graph.
+
+    Every proposition page carries the same rule (the test above): what is checked
+    here is that the rule does its work on a dark page.
+    """
+    sizes = {e.url: (site_dir / e.url / "index.html").stat().st_size for e in ENTRIES.values()}
+    first, last = ENTRIES[min(ENTRIES)].url, ENTRIES[max(ENTRIES)].url
+    pages = [*sorted({first, max(sizes, key=sizes.get), last}), "graph/"]
     page = dark_context.new_page()
     try:
         for path in pages:
