@@ -28,7 +28,12 @@ Contentful Paint of 3.4 to 3.7 s and a score in the 80s. It strikes any page
 at random: measured on 2026-12-04, Proposition 1 had it in two runs of three
 and Proposition 8 in none, and after an unrelated change the other way round;
 with the search index blocked it still came in three runs of eight, so it is
-not the search worker. As Lighthouse's own
+not the search worker. It has the shape reported in GoogleChrome/lighthouse
+issue 17148 (headless runs, PageSpeed Insights among them): Chromium's
+compositor stops sending frames to a page it judges unresponsive during the
+load and offers it about one a second, so the first paint waits for the next
+one; no Chromium switch turns that throttle off. (Not confirmed here by a
+trace of the compositor: read from the report and the symptom.) As Lighthouse's own
 guidance on variability advises, each page is scored several times and judged
 by its median run (the run with the median performance score); every run's
 performance score is printed, so nothing is hidden. Run it on a quiet machine:
