@@ -39,6 +39,8 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from mkdocs.structure.toc import AnchorLink, TableOfContents
 
+from hooks import search_index
+
 #: Where the parts go: the printable page's ``<!-- posenc:all -->`` block becomes this
 #: comment, which Python-Markdown passes through as it is.
 PLACEHOLDER = "<!-- posenc-printable: the proposition pages go here -->"
@@ -58,7 +60,6 @@ SCRIPT_RE = re.compile(
     r'<details class="example"[^>]*>\s*<summary>The proof script, <code>proofs/'
     r"(p(\d+)_\w+\.py)</code></summary>"
 )
-DETAILS_RE = re.compile(r"<(/?)details(?=[\s>])")
 
 
 class PrintableError(Exception):
@@ -149,16 +150,6 @@ def assemble(
     return intro.replace(PLACEHOLDER, "\n".join(pieces)), TableOfContents(items)
 
 
-def _details_end(html: str, start: int) -> int:
-    """Where the ``<details>`` element opening at ``start`` ends (after ``</details>``)."""
-    depth = 0
-    for match in DETAILS_RE.finditer(html, start):
-        depth += -1 if match.group(1) else 1
-        if depth == 0:
-            return html.index(">", match.end()) + 1
-    raise PrintableError(f"a proof script's block is not closed: {html[start : start + 120]!r}")
-
-
 def without_scripts(html: str, pages: Mapping[int, str]) -> str:
     """The printable page with each proof script's block replaced by a line naming it.
 
@@ -179,5 +170,7 @@ def without_scripts(html: str, pages: Mapping[int, str]) -> str:
             f'<a href="{pages[number]}#machine-check">the page of Proposition {number}</a> '
             f"and in the repository; <code>python -m proofs {number}</code> runs it.</p>",
         ]
-        pos = _details_end(html, match.start())
+        pos = search_index.element_end(html, match.start(), "details")
+        if pos is None:
+            raise PrintableError(f"a proof script's block is not closed: {name}")
     return "".join(out) + html[pos:]

@@ -48,7 +48,7 @@ HIDDEN = "<!-- posenc-search-hidden {} -->"
 HIDDEN_RE = re.compile(r"<!-- posenc-search-hidden (\d+) -->")
 
 
-def _element_end(page_html: str, start: int, tag: str) -> int | None:
+def element_end(page_html: str, start: int, tag: str) -> int | None:
     """Where the element opening at ``start`` ends (after its closing tag), or None."""
     depth = 0
     for match in re.compile(rf"<(/?){tag}(?=[\s>])").finditer(page_html, start):
@@ -71,7 +71,7 @@ class Hidden:
         for match in EXCLUDED_OPEN.finditer(page_html):
             if match.start() < pos:
                 continue  # inside a block already taken out
-            end = _element_end(page_html, match.start(), match.group(1))
+            end = element_end(page_html, match.start(), match.group(1))
             if end is None:
                 continue  # not closed: left where it is, and the plugin skips it as before
             out += [page_html[pos : match.start()], HIDDEN.format(len(self.blocks))]

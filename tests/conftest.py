@@ -172,13 +172,19 @@ def without_search(context, site: Path, served_url: str) -> None:
     )
 
 
+def local_context(chromium, is_local: Callable[[str], bool], **options):
+    """A new browser context (desktop-sized unless ``options`` say otherwise, no
+    service workers) in which a request to any other host is aborted."""
+    options.setdefault("viewport", {"width": 1280, "height": 900})
+    context = chromium.new_context(service_workers="block", **options)
+    context.route(lambda url: not is_local(url), lambda route: route.abort())
+    return context
+
+
 @pytest.fixture(scope="session")
 def browser_context(chromium, is_local: Callable[[str], bool]):
     """One context for every page; a request to any other host is aborted."""
-    context = chromium.new_context(
-        viewport={"width": 1280, "height": 900}, service_workers="block"
-    )
-    context.route(lambda url: not is_local(url), lambda route: route.abort())
+    context = local_context(chromium, is_local)
     try:
         yield context
     finally:

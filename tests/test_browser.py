@@ -39,7 +39,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import without_search
+from conftest import local_context, without_search
 
 pytestmark = pytest.mark.browser
 
@@ -268,10 +268,7 @@ def test_the_page_list_is_every_html_file(site_dir: Path) -> None:
 @pytest.fixture(scope="module")
 def pages_context(chromium, is_local, site_dir: Path, served_url: str):
     """A desktop context whose search index is empty; requests off the site are aborted."""
-    context = chromium.new_context(
-        viewport={"width": 1280, "height": 900}, service_workers="block"
-    )
-    context.route(lambda url: not is_local(url), lambda route: route.abort())
+    context = local_context(chromium, is_local)
     without_search(context, site_dir, served_url)
     try:
         yield context

@@ -34,11 +34,10 @@ CARD_RULE = re.compile(r'\.md-typeset img\[src\$="\.svg"\] \{[^}]*background: #f
 def test_every_proposition_page_carries_the_figures_white_card(site_dir):
     """The rule is inlined on every page with a figure, as the stylesheet has it."""
     [rule] = CARD_RULE.findall((ROOT / "docs" / "stylesheets" / "posenc.css").read_text())
-    site = site_dir
     missing = [
         entry.url
         for entry in ENTRIES.values()
-        if rule not in (site / entry.url / "index.html").read_text(encoding="utf-8")
+        if rule not in (site_dir / entry.url / "index.html").read_text(encoding="utf-8")
     ]
     assert not missing, f"pages without the figures' white card: {missing}"
 

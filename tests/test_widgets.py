@@ -38,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import without_search
+from conftest import local_context, without_search
 
 import posenc
 
@@ -107,9 +107,7 @@ def new_context(chromium, is_local, site_dir, served_url) -> Iterator[Callable[.
     made = []
 
     def make(**options):
-        options.setdefault("viewport", {"width": 1280, "height": 900})
-        context = chromium.new_context(service_workers="block", **options)
-        context.route(lambda url: not is_local(url), lambda route: route.abort())
+        context = local_context(chromium, is_local, **options)
         without_search(context, site_dir, served_url)
         made.append(context)
         return context
