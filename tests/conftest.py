@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import http.server
-import json
 import os
 import threading
 import xml.etree.ElementTree as ET
@@ -151,25 +150,6 @@ def is_local(served_url: str) -> Callable[[str], bool]:
     parts = urlsplit(served_url)
     origin = f"{parts.scheme}://{parts.netloc}"
     return lambda url: url == origin or url.startswith((origin + "/", "data:", "blob:"))
-
-
-def without_search(context, site: Path, served_url: str) -> None:
-    """Serve ``context`` a search index that holds no page (the site's own search config).
-
-    Material's search worker fetches the whole index (0.8 MB) after every page
-    load and builds it in the page's browser: the largest piece of script work
-    a page does, and none of what most browser tests look at. Those tests get
-    an index with the same configuration and no documents, so the worker
-    starts, builds nothing and reports no error. Only the index's own URL is
-    answered so: a page that asks for it at a wrong URL still gets a 404. The
-    search tests (test_reading.py) build the real index.
-    """
-    data = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
-    body = json.dumps({**data, "docs": []})
-    context.route(
-        served_url + "search/search_index.json",
-        lambda route: route.fulfill(status=200, content_type="application/json", body=body),
-    )
 
 
 def local_context(chromium, is_local: Callable[[str], bool], **options):

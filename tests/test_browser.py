@@ -22,12 +22,10 @@ second time through each of its stubs: that was a third of this module's time).
 
 Each page is inspected once the network has gone quiet (Playwright's
 ``networkidle``: nothing in flight for half a second), so that a request made
-after ``load`` (the search worker's index, the icon) is seen too. The index
-itself is answered with one that holds no page (conftest.without_search, at
-its one right URL, so a page that asks elsewhere still fails): building the
-real one in every page cost more than anything else the pages do, and
-tests/test_reading.py searches the real one. That wait is
-most of the time a page takes, so the pages are checked in a few groups (each
+after ``load`` (the icon, the search worker) is seen too. No page may ask for
+the search index: it is fetched when the reader starts a search
+(overrides/partials/search-on-demand.html; tests/test_reading.py searches).
+That wait is most of the time a page takes, so the pages are checked in a few groups (each
 a test), a few tabs loading at once in each: every page is still loaded,
 waited for and inspected on its own tab, and a failure names each page with
 all its problems.
@@ -39,7 +37,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import local_context, without_search
+from conftest import local_context
 
 pytestmark = pytest.mark.browser
 
@@ -51,6 +49,8 @@ _RAW_TEX = re.compile(
     r"|left|right|begin|end|cdot|top|le|ge|neq|approx|in|mapsto|to|infty|text)(?![A-Za-z])"
     r"|\$[^$\n]{0,200}?[\\^_][^$\n]{0,200}?\$"
 )
+#: Fetched only when the reader starts a search (overrides/partials/search-on-demand.html).
+SEARCH_INDEX = "/search/search_index.json"
 # A redirect stub (the short links p/N/): a meta refresh or a script that moves on.
 _REDIRECT = re.compile(
     r"<meta[^>]+http-equiv=[\"']?refresh|location\.replace\(|location\.href\s*=", re.IGNORECASE
@@ -218,6 +218,8 @@ class _Visit:
         def on_request(request) -> None:
             if not is_local(request.url):
                 self.problems.append(f"request off the site (aborted): {request.url}")
+            elif request.url.split("?")[0].endswith(SEARCH_INDEX):
+                self.problems.append(f"search index asked for before any search: {request.url}")
 
         def on_failed(request) -> None:
             if is_local(request.url):  # off-site ones are reported above
@@ -266,10 +268,9 @@ def test_the_page_list_is_every_html_file(site_dir: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def pages_context(chromium, is_local, site_dir: Path, served_url: str):
-    """A desktop context whose search index is empty; requests off the site are aborted."""
+def pages_context(chromium, is_local):
+    """A desktop context; requests off the site are aborted."""
     context = local_context(chromium, is_local)
-    without_search(context, site_dir, served_url)
     try:
         yield context
     finally:

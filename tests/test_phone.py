@@ -21,7 +21,6 @@ import pytest
 pytestmark = pytest.mark.browser
 
 PHONE = {"width": 390, "height": 844}
-SEARCH = re.compile(r"/search/search_index\.json$|/assets/javascripts/workers/")
 REFRESH = re.compile(r"<meta[^>]+http-equiv=[\"']?refresh", re.I)
 
 # What sticks out, and what scrolls without a way in from the keyboard. An element
@@ -91,14 +90,12 @@ def site_pages(site: Path) -> list[str]:
 def phone(chromium, served_url):
     """A 390 px wide context; a request to any other host is aborted.
 
-    So is search (its worker and index): the worker would build the index on
-    every page, which costs more than the rest of the check and lays nothing out.
     One regular expression, matched by Playwright's driver, decides: a Python
     predicate would make every request of every page a round trip to the test.
     """
     parts = urlsplit(served_url)
     origin = re.escape(f"{parts.scheme}://{parts.netloc}/")
-    blocked = re.compile(f"^(?!{origin}|data:|blob:)|{SEARCH.pattern}")
+    blocked = re.compile(f"^(?!{origin}|data:|blob:)")
     context = chromium.new_context(viewport=PHONE, service_workers="block")
     context.route(blocked, lambda route: route.abort())
     yield context

@@ -6,7 +6,6 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import without_search
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from hooks import registry
@@ -20,9 +19,8 @@ ENTRIES = registry.load(ROOT / "docs", ROOT)
 
 
 @pytest.fixture(scope="module")
-def dark_context(chromium, site_dir, served_url):
+def dark_context(chromium):
     context = chromium.new_context(viewport={"width": 1280, "height": 900}, color_scheme="dark")
-    without_search(context, site_dir, served_url)  # these pages are looked at, not searched
     yield context
     context.close()
 
@@ -143,6 +141,55 @@ def test_search_finds_each_proposition_by_number_and_title(served_url, search_pa
     for query in queries:
         found = _search(search_page, served_url, query, expect=entry.url)
         assert any(entry.url in href for href in found), (query, found[:8])
+
+
+# The search index waits for the reader (overrides/partials/search-on-demand.html).
+_INDEX = "/search/search_index.json"
+
+
+def _index_requests(page) -> list[str]:
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url) if _INDEX in r.url else None)
+    return asked
+
+
+def _results(page) -> int:
+    page.wait_for_selector(".md-search-result__item", timeout=15_000)
+    return page.locator(".md-search-result__item").count()
+
+
+@pytest.mark.parametrize("how", ["phone icon", "desktop key"])
+def test_the_search_index_is_fetched_when_the_reader_starts_a_search(chromium, served_url, how):
+    phone = how == "phone icon"
+    viewport = {"width": 390, "height": 800} if phone else {"width": 1280, "height": 900}
+    context = chromium.new_context(viewport=viewport)
+    try:
+        page = context.new_page()
+        asked = _index_requests(page)
+        page.goto(served_url + "propositions/p08-shift-is-rotation/", wait_until="networkidle")
+        page.wait_for_timeout(500)  # Material's script has long since asked for it, in vain
+        assert asked == [], "the index was fetched before anyone searched"
+        if phone:
+            page.locator("label.md-header__button[for='__search']").click()
+        else:
+            page.keyboard.press("/")  # Material's shortcut focuses the search field
+        page.keyboard.type("rotation")
+        assert _results(page) > 0
+        assert len(asked) == 1, asked
+    finally:
+        context.close()
+
+
+def test_a_page_opened_to_highlight_a_search_gets_the_index_at_once(chromium, served_url):
+    context = chromium.new_context()
+    try:
+        page = context.new_page()
+        asked = _index_requests(page)
+        page.goto(served_url + "propositions/p08-shift-is-rotation/?h=rotation", wait_until="load")
+        page.wait_for_selector("mark[data-md-highlight]", timeout=15_000)
+        assert len(asked) == 1, asked
+    finally:
+        context.close()
 
 
 # ----------------------------------------------------------------------------

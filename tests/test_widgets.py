@@ -38,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import local_context, without_search
+from conftest import local_context
 
 import posenc
 
@@ -99,16 +99,12 @@ def page_of(widget_pages: dict[str, list[str]], served_url: str) -> Callable[[st
 
 
 @pytest.fixture(scope="session")
-def new_context(chromium, is_local, site_dir, served_url) -> Iterator[Callable[..., object]]:
-    """Make browser contexts (closed at the end); requests off the site are aborted.
-
-    Their search index is empty (conftest.without_search): these tests do not search.
-    """
+def new_context(chromium, is_local) -> Iterator[Callable[..., object]]:
+    """Make browser contexts (closed at the end); requests off the site are aborted."""
     made = []
 
     def make(**options):
         context = local_context(chromium, is_local, **options)
-        without_search(context, site_dir, served_url)
         made.append(context)
         return context
 
