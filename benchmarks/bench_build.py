@@ -56,7 +56,7 @@ def plain_config(project: Path) -> Path:
         (r"(?m)^hooks:\n(?:  - .*\n)+", ""),
         (r"(?m)^  - mkdocs-jupyter:\n(?:      .*\n)+", ""),
         (r"(?m)^  - mkdocstrings:\n(?:      .*\n)+", ""),
-        (r"(?m)^exclude_docs: \|\n", "exclude_docs: |\n  notebooks/\n  reference/api.md\n"),
+        (r"(?m)^exclude_docs: \|\n", "exclude_docs: |\n  notebooks/\n  reference/api/\n"),
     ]
     for pattern, new in edits:
         text, count = re.subn(pattern, new, text, count=1)

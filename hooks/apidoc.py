@@ -1,6 +1,6 @@
 """The API reference's rendered docstrings, kept between builds (see hooks/cache.py).
 
-mkdocstrings turns each ``::: posenc.name`` line of docs/reference/api.md into
+mkdocstrings turns each ``::: posenc.name`` line of docs/reference/api/ into
 HTML in two steps: it *collects* the object (griffe reads posenc's sources,
 quickly, once per build) and *renders* it (Jinja templates, the docstrings
 through Markdown, the signatures through Pygments). Rendering was a fifth of a

@@ -30,6 +30,7 @@ if str(ROOT) not in sys.path:  # MkDocs loads this file by path, not as part of 
 from hooks import (  # noqa: E402
     a11y,
     apidoc,
+    apiindex,
     bind,
     blocks,
     cache,
@@ -343,6 +344,7 @@ def common_blocks(
         "bibliography": lambda: blocks.bibliography(build.sources, cited_by()),
         "graph": lambda: graph.block(build.registry, statuses(), url_base),
         "all": lambda: printable.PLACEHOLDER if src == PRINT_PAGE else "",
+        "api-index": lambda: apiindex.PLACEHOLDER if src == apiindex.INDEX else "",
         "cli": lambda: _cli_help() if src == CLI_PAGE else "",
         "history": lambda: (
             cite.history_block(Path(build.docs), build.version, base)
@@ -356,7 +358,6 @@ def common_blocks(
 PRINT_PAGE = "propositions/all.md"
 CLI_PAGE = "reference/cli.md"
 HISTORY_PAGE = "history.md"
-API_PAGE = "reference/api.md"
 
 
 def _cli_help() -> str:
@@ -402,7 +403,7 @@ def _escape_meta(page, build: Build, own: int | None) -> None:
 
 
 def on_page_markdown(markdown, page, config, files, **_):
-    if page.file.src_uri == API_PAGE and "mkdocstrings" in config.plugins:
+    if page.file.src_uri.startswith(apiindex.FOLDER) and "mkdocstrings" in config.plugins:
         _keep_api(STATE["build"], config.plugins["mkdocstrings"])
     try:
         return _page_markdown(markdown, page)
@@ -462,10 +463,43 @@ def _managed_styles(config, files) -> dict[str, str]:
     return styles
 
 
+def _nav_order(nav) -> list[str]:
+    """The Markdown files of ``nav`` (mkdocs.yml's nav), in the order a reader meets them."""
+    found: list[str] = []
+    for item in nav or ():
+        value = next(iter(item.values())) if isinstance(item, dict) else item
+        if isinstance(value, list):
+            found += _nav_order(value)
+        elif isinstance(value, str) and value.endswith(".md"):
+            found.append(value)
+    return found
+
+
+def _api_index(config, files) -> None:
+    """The library reference's index page lists every name of its pages (hooks/apiindex.py)."""
+    index = files.get_file_from_path(apiindex.INDEX)
+    if index is None or index.page is None or index.page.content is None:
+        return
+    pages = []
+    for src in _nav_order(config.nav):
+        file = files.get_file_from_path(src)
+        if apiindex.is_reference_page(src) and file is not None and file.page is not None:
+            if file.page.content is None:
+                raise PluginError(f"posenc: {apiindex.INDEX}: {src} was not rendered")
+            url = apiindex.relative_url(index.page.url, file.page.url)
+            pages.append((file.page.title, url, apiindex.names(file.page.content)))
+    try:
+        index.page.content = apiindex.fill(index.page.content, pages)
+    except apiindex.ApiIndexError as exc:
+        raise PluginError(f"posenc: {apiindex.INDEX}: {exc}") from None
+
+
 def on_env(env, config, files, **_):
-    """The printable page, from the proposition pages' HTML (see hooks/printable.py)."""
+    """The printable page, from the proposition pages' HTML (see hooks/printable.py),
+    and the library reference's index of names (hooks/apiindex.py)."""
     build = STATE["build"]
     build.styles = _managed_styles(config, files)
+    _api_index(config, files)
     whole = files.get_file_from_path(PRINT_PAGE)
     if whole is None or whole.page is None or whole.page.content is None:
         return env

@@ -27,6 +27,8 @@ class Budget:
     js: int  # every script the page loads and inlines (gzipped bytes)
     formulas: int  # KaTeX formulas (each is 20 to 100 elements of HTML)
     svg_nodes: int  # elements inside inline <svg> (figures are <img>, never inline)
+    elements: int  # every element of the document: what the browser parses and styles
+    code_blocks: int  # <pre> blocks: Material's script measures each one as the page starts
 
 
 #: Material's two stylesheets (22 + 2 kB) and our own inline ones (3 to 10 kB).
@@ -38,21 +40,45 @@ JS = 64 * KB
 BUDGETS = {
     # 40 to 55 kB today, mostly KaTeX's HTML for up to 210 formulas; 64 kB is under half a
     # second on Lighthouse's slow 4G (1.6 Mbit/s), with room for a page one third longer.
-    "proposition": Budget(html=64 * KB, css=CSS, js=JS, formulas=260, svg_nodes=120),
+    # Up to 14 000 elements, two thirds of them the proof script's highlighting in a
+    # closed block; its few code blocks are the script, the exports and an example.
+    "proposition": Budget(
+        html=64 * KB, css=CSS, js=JS, formulas=260, svg_nodes=120, elements=16000, code_blocks=10
+    ),
     # Under 22 kB today: an exercise is a short statement, its template and a check.
-    "exercise": Budget(html=32 * KB, css=CSS, js=JS, formulas=130, svg_nodes=120),
-    # Up to 49 kB today, most of it the executed cells' output (PNG plots inline).
-    "notebook": Budget(html=64 * KB, css=CSS, js=JS, formulas=60, svg_nodes=120),
-    # The API reference, 52 kB today, grows with the library; the CLI page is 16 kB.
-    "reference": Budget(html=72 * KB, css=CSS, js=JS, formulas=20, svg_nodes=120),
-    # Home, start here, notation (323 formulas, the most), the graph (270 SVG nodes),
-    # citation, history, glossary, bibliography: 33 kB at most today.
-    "page": Budget(html=48 * KB, css=CSS, js=JS, formulas=400, svg_nodes=400),
+    "exercise": Budget(
+        html=32 * KB, css=CSS, js=JS, formulas=130, svg_nodes=120, elements=5000, code_blocks=10
+    ),
+    # Up to 49 kB today, most of it the executed cells' output (PNG plots inline); a
+    # notebook is a run of code cells (23 at most today), each a code block.
+    "notebook": Budget(
+        html=64 * KB, css=CSS, js=JS, formulas=60, svg_nodes=120, elements=5000, code_blocks=30
+    ),
+    # One page per part of the library, 2 200 elements and 26 code blocks at most today: as
+    # one page (20 000 elements, 109 code blocks) it blocked a phone for most of a second.
+    "reference": Budget(
+        html=40 * KB, css=CSS, js=JS, formulas=20, svg_nodes=120, elements=4000, code_blocks=30
+    ),
+    # Home, start here, notation (323 formulas and 9 000 elements, the most), the graph
+    # (270 SVG nodes), citation, history, glossary, bibliography: 33 kB at most today.
+    "page": Budget(
+        html=48 * KB, css=CSS, js=JS, formulas=400, svg_nodes=400, elements=10000, code_blocks=10
+    ),
     # The whole corpus on one page, for print and PDF: not read on a phone, and not
     # judged by Lighthouse; it holds every proposition, so it grows with the corpus.
-    "print": Budget(html=1200 * KB, css=CSS, js=JS, formulas=6000, svg_nodes=400),
+    "print": Budget(
+        html=1200 * KB,
+        css=CSS,
+        js=JS,
+        formulas=6000,
+        svg_nodes=400,
+        elements=200_000,
+        code_blocks=200,
+    ),
     # p/N/: a meta refresh and a link, nothing else.
-    "redirect": Budget(html=1 * KB, css=0, js=0, formulas=0, svg_nodes=0),
+    "redirect": Budget(
+        html=1 * KB, css=0, js=0, formulas=0, svg_nodes=0, elements=20, code_blocks=0
+    ),
 }
 
 #: The only stylesheets a page may link from its <head>, and so the only render-blocking
@@ -84,6 +110,8 @@ class Weight:
     js: int
     formulas: int
     svg_nodes: int
+    elements: int
+    code_blocks: int
     blocking: list[str]
 
 
@@ -124,6 +152,8 @@ def weigh(site: Path, page: str) -> Weight:
         js=js,
         formulas=len(re.findall(r'<span class="katex">', text)),
         svg_nodes=sum(len(re.findall(r"<[a-zA-Z]", s)) for s in svg),
+        elements=len(re.findall(r"<[a-zA-Z]", text)),
+        code_blocks=len(re.findall(r"<pre\b", text)),
         blocking=blocking,
     )
 
@@ -133,7 +163,7 @@ def test_every_page_is_within_its_budget(site_page: str, site_dir: Path):
     weight = weigh(site_dir, site_page)
     over = [
         f"{name} {getattr(weight, name)} > {getattr(budget, name)}"
-        for name in ("html", "css", "js", "formulas", "svg_nodes")
+        for name in ("html", "css", "js", "formulas", "svg_nodes", "elements", "code_blocks")
         if getattr(weight, name) > getattr(budget, name)
     ]
     assert not over, f"{site_page} ({kind(site_page)}): " + "; ".join(over)
@@ -153,7 +183,7 @@ def test_our_stylesheets_and_script_are_only_where_they_are_used(site_dir: Path)
     widget = (site_dir / "propositions/p04-dog-bites-man/index.html").read_text(encoding="utf-8")
     assert "javascripts/widgets.js" in widget
     assert 'data-posenc-from="stylesheets/widgets.css"' in widget
-    api = (site_dir / "reference/api/index.html").read_text(encoding="utf-8")
+    api = (site_dir / "reference/api/rope/index.html").read_text(encoding="utf-8")
     assert 'data-posenc-from="assets/_mkdocstrings.css"' in api
     with_math = (site_dir / "propositions/p08-shift-is-rotation/index.html").read_text()
     assert 'data-posenc-from="assets/katex/katex.min.css"' in with_math
@@ -198,12 +228,15 @@ def test_a_heavier_page_fails_its_budget(tmp_path: Path):
     (tmp_path / "stylesheets").mkdir()
     (tmp_path / "stylesheets" / "posenc.css").write_text("a{color:red}" * 10)
     formulas = '<span class="katex">x</span>' * 300
+    code = "<pre><code>x</code></pre>" * 11
     page = (
         '<html><head><link rel="stylesheet" href="../stylesheets/posenc.css"></head>'
-        f"<body>{formulas}</body></html>"
+        f"<body>{formulas}{code}</body></html>"
     )
     (tmp_path / "exercises").mkdir()
     (tmp_path / "exercises" / "index.html").write_text(page)
     weight = weigh(tmp_path, "exercises/index.html")
     assert weight.blocking == ["../stylesheets/posenc.css"]
     assert weight.formulas == 300 > BUDGETS["exercise"].formulas
+    assert weight.code_blocks == 11 > BUDGETS["exercise"].code_blocks
+    assert weight.elements == 4 + 300 + 22  # html, head, link, body; the spans; pre, code

@@ -17,7 +17,7 @@ import gzip
 import http.server
 import sys
 import threading
-from functools import lru_cache, partial
+from functools import cache, partial
 from pathlib import Path
 from typing import ClassVar
 
@@ -79,7 +79,7 @@ class StaticHandler(http.server.SimpleHTTPRequestHandler):
         self.wfile.write(body)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _compressed(path: Path, mtime_ns: int) -> bytes:
     """The file at ``path`` gzipped (level 9, no timestamp), once per version of it."""
     return gzip.compress(path.read_bytes(), 9, mtime=0)
