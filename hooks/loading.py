@@ -2,9 +2,13 @@
 
 KaTeX's fonts use ``font-display: block``: text in a formula stays invisible
 until its font has arrived, and the browser only asks for a font once it has
-laid the formula out. A page with math therefore names, in its ``<head>``, the
-two fonts almost every formula uses (KaTeX_Main for upright symbols, KaTeX_Math
-for italic letters), so they download alongside the stylesheets.
+laid the formula out, a round trip after the stylesheet. A page with math
+therefore names, in its ``<head>``, every KaTeX font its formulas use, so they
+download alongside the stylesheets. Which fonts those are is read from KaTeX's
+own stylesheet (:func:`katex_faces`): each rule that sets a KaTeX font family
+names the classes that select it, and a page uses the font if an element of
+the page carries those classes (``tests/test_loading.py`` checks the result
+against the fonts Chromium actually loads).
 
 The other speed changes are in the theme templates (``overrides/``).
 """
@@ -13,21 +17,120 @@ from __future__ import annotations
 
 import posixpath
 import re
+from dataclasses import dataclass
 
-#: KaTeX font files, relative to the KaTeX stylesheet's folder, and the class
-#: that shows a page uses each one. ``katex`` is on every formula.
-FONTS = (
-    ("katex", "fonts/KaTeX_Main-Regular.woff2"),
-    ("mathnormal", "fonts/KaTeX_Math-Italic.woff2"),
-)
+from hooks import search_index
+
+
+@dataclass(frozen=True)
+class Face:
+    """A font file of KaTeX's, and what selects it.
+
+    ``needs`` is one set of classes per compound of the rule's selector (after
+    ``.katex``): a page uses the face if, for each set, one element carries all
+    of its classes. ``file`` is the woff2 file, relative to the stylesheet.
+    """
+
+    needs: tuple[frozenset[str], ...]
+    file: str
+
+
+_BLOCK = re.compile(r"([^{}]+)\{([^{}]*)\}")
+_FAMILY = re.compile(r"(?:font-family:|font:[^;]*?)\s*(KaTeX_[A-Za-z0-9]+)")
+_WOFF2 = re.compile(r"url\(['\"]?([^'\")]+\.woff2)['\"]?\)")
+_CLASSES = re.compile(r"\.([A-Za-z0-9_-]+)")
+
+
+def _declared(declarations: str, name: str, default: str) -> str:
+    found = re.search(rf"(?:^|;)\s*{name}\s*:\s*([^;]+)", declarations)
+    value = found.group(1).strip() if found else default
+    return {"bold": "700", "normal": "400"}.get(value, value) if name == "font-weight" else value
+
+
+def katex_faces(css: str) -> list[Face]:
+    """Every (selector, font file) pair of KaTeX's stylesheet ``css``."""
+    files: dict[tuple[str, str, str], str] = {}
+    rules: list[tuple[str, str]] = []
+    for selectors, declarations in _BLOCK.findall(css):
+        if selectors.strip().endswith("@font-face"):
+            family = re.search(r"font-family:\s*['\"]?(KaTeX_[A-Za-z0-9]+)", declarations)
+            woff2 = _WOFF2.search(declarations)
+            if family and woff2:
+                key = (
+                    family.group(1),
+                    _declared(declarations, "font-weight", "400"),
+                    _declared(declarations, "font-style", "normal"),
+                )
+                files[key] = woff2.group(1)
+        else:
+            rules.append((selectors, declarations))
+    faces = []
+    for selectors, declarations in rules:
+        family = _FAMILY.search(declarations)
+        if family is None and not re.search(r"font-(?:weight|style):", declarations):
+            continue
+        key = (
+            # A weight or a style alone (\\textbf, \\textit) changes the face of the
+            # family it inherits: KaTeX_Main, the family of every formula.
+            family.group(1) if family else "KaTeX_Main",
+            _declared(declarations, "font-weight", "400"),
+            _declared(declarations, "font-style", "normal"),
+        )
+        if key not in files:
+            continue
+        for selector in selectors.split(","):
+            compounds = selector.replace(">", " ").split()
+            if not compounds or compounds[0] != ".katex":
+                continue
+            # A compound without a class (``span``) tells nothing about the page.
+            needs = tuple(
+                classes
+                for compound in compounds[1:]
+                if (classes := frozenset(_CLASSES.findall(compound)))
+            ) or (frozenset({"katex"}),)
+            faces.append(Face(needs, files[key]))
+    return faces
+
+
 _KATEX_CSS = re.compile(r'<link rel="stylesheet" href="([^"]*)katex\.min\.css">')
+_CLASS_ATTR = re.compile(r'class="([^"]*)"')
+_CLOSED_DETAILS = re.compile(r"<details(?![^>]*\sopen\b)(?=[\s>])")
 
 
-def _uses_class(page_html: str, name: str) -> bool:
-    return re.search(rf'class="(?:[^"]* )?{name}(?: [^"]*)?"', page_html) is not None
+def shown_at_load(page_html: str) -> str:
+    """``page_html`` less what a closed ``<details>`` hides (its summary is shown).
+
+    The browser does not lay out a closed block's content, so it asks for no
+    font for it until the reader opens the block: preloading those would fetch,
+    with the page, fonts that most readers never need.
+    """
+    out, pos = [], 0
+    for match in _CLOSED_DETAILS.finditer(page_html):
+        if match.start() < pos:
+            continue  # inside a closed block already left out
+        end = search_index.element_end(page_html, match.start(), "details")
+        if end is None:
+            continue
+        summary = page_html.find("</summary>", match.start(), end)
+        keep = match.start() if summary < 0 else summary + len("</summary>")
+        out.append(page_html[pos:keep])
+        pos = end
+    out.append(page_html[pos:])
+    return "".join(out)
 
 
-def preload_math_fonts(page_html: str) -> str:
+def fonts_used(page_html: str, faces: list[Face]) -> list[str]:
+    """The font files of ``faces`` that the page's elements select, each once, in order."""
+    on_elements = {frozenset(value.split()) for value in _CLASS_ATTR.findall(page_html)}
+
+    def present(classes: frozenset[str]) -> bool:
+        return any(classes <= element for element in on_elements)
+
+    used = (face.file for face in faces if all(present(c) for c in face.needs))
+    return list(dict.fromkeys(used))
+
+
+def preload_math_fonts(page_html: str, faces: list[Face]) -> str:
     """Add ``<link rel="preload">`` for the KaTeX fonts the page's formulas use."""
     stylesheet = _KATEX_CSS.search(page_html)
     if stylesheet is None:
@@ -35,8 +138,7 @@ def preload_math_fonts(page_html: str) -> str:
     folder = stylesheet.group(1)
     links = "".join(
         f'<link rel="preload" href="{folder}{font}" as="font" type="font/woff2" crossorigin>'
-        for name, font in FONTS
-        if _uses_class(page_html, name)
+        for font in fonts_used(shown_at_load(page_html.partition("</head>")[2]), faces)
     )
     return page_html[: stylesheet.start()] + links + page_html[stylesheet.start() :]
 

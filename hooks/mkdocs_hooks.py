@@ -74,6 +74,8 @@ class Build:
     highlights: highlight.LastingHighlights | None = None
     #: Our stylesheets, inlined into the pages that use them (hooks/loading.py).
     styles: dict[str, str] = field(default_factory=dict)
+    #: KaTeX's font files and the classes that select them, for preloading (hooks/loading.py).
+    faces: list[loading.Face] = field(default_factory=list)
     #: The blocks search does not index, kept aside while it reads the pages.
     hidden: search_index.Hidden = field(default_factory=search_index.Hidden)
 
@@ -356,6 +358,7 @@ def common_blocks(
 
 
 PRINT_PAGE = "propositions/all.md"
+KATEX_CSS = "assets/katex/katex.min.css"
 CLI_PAGE = "reference/cli.md"
 HISTORY_PAGE = "history.md"
 
@@ -499,6 +502,8 @@ def on_env(env, config, files, **_):
     and the library reference's index of names (hooks/apiindex.py)."""
     build = STATE["build"]
     build.styles = _managed_styles(config, files)
+    katex_css = files.get_file_from_path(KATEX_CSS)
+    build.faces = loading.katex_faces(katex_css.content_string) if katex_css else []
     _api_index(config, files)
     whole = files.get_file_from_path(PRINT_PAGE)
     if whole is None or whole.page is None or whole.page.content is None:
@@ -538,7 +543,7 @@ def on_post_page(output, page, config, **_):
             # and those written as HTML (a widget's static version).
             output = CLOSED_DETAILS_RE.sub("<details open", output)
         output = a11y.repair(output)
-        output = loading.preload_math_fonts(output)
+        output = loading.preload_math_fonts(output, build.faces)
         return loading.own_assets(output, _url_root(page), build.styles)
     except (katex.KatexError, notebooks.NotebookPageError) as exc:
         raise PluginError(f"{page.file.src_uri}: {exc}") from None

@@ -8,7 +8,8 @@ For each ``.html`` file of the site (``make site`` first), served locally:
 - every formula rendered at build time: no raw TeX left in the text outside
   code, every visible ``.katex`` element has a size, no ``.katex-error``,
   the KaTeX stylesheet applied (MathML copy visually hidden, HTML shown) and
-  the KaTeX_Main font loaded, no font face failed;
+  the KaTeX_Main font loaded, no font face failed; the KaTeX fonts the page
+  preloads are exactly those it uses as it loads (hooks/loading.py);
 - every ``<img>`` loaded with non-empty alt text; every ``<figure>`` holds
   something drawn, and an inline ``<svg>`` in a figure is drawn, sized and
   named (``role="img"`` with ``aria-label``, ``aria-labelledby`` or ``<title>``);
@@ -60,6 +61,26 @@ _REDIRECT = re.compile(
 _INSPECT = """
 async () => {
   const frame = () => new Promise((done) => requestAnimationFrame(() => done()));
+  // The KaTeX fonts the page used as it loaded, before any block is opened, and the
+  // ones it preloads (hooks/loading.py), both as "family weight style".
+  await document.fonts.ready;
+  const face = (family, weight, style) =>
+    `${family.replace(/["']/g, "")} ${weight || "400"} ${style || "normal"}`;
+  const files = new Map();
+  for (const sheet of document.styleSheets) {
+    for (const rule of sheet.cssRules) {
+      if (!(rule instanceof CSSFontFaceRule)) continue;
+      const url = /url\\(["']?([^"')]+\\.woff2)/.exec(rule.style.getPropertyValue("src"));
+      const css = (name) => rule.style.getPropertyValue(name);
+      if (url) files.set(new URL(url[1], sheet.href || location.href).href,
+                         face(css("font-family"), css("font-weight"), css("font-style")));
+    }
+  }
+  const preloaded = [...document.querySelectorAll('link[rel="preload"][as="font"]')]
+    .map((link) => files.get(link.href) || link.href);
+  const usedAtLoad = [...document.fonts]
+    .filter((f) => f.status === "loaded" && f.family.includes("KaTeX"))
+    .map((f) => face(f.family, f.weight, f.style));
   for (const d of document.querySelectorAll("details")) d.open = true;
   for (const img of document.images) img.loading = "eager";
   await Promise.all([...document.images].map((img) => img.decode().catch(() => null)));
@@ -112,6 +133,8 @@ async () => {
     mathmlSize: mathml ? size(mathml) : null,
     mathmlPosition: mathml ? getComputedStyle(mathml).position : null,
     htmlDisplay: html ? getComputedStyle(html).display : null,
+    preloaded,
+    usedAtLoad,
     fonts: [...document.fonts].map((f) => ({
       family: f.family.replace(/["']/g, ""), status: f.status, weight: f.weight, style: f.style,
     })),
@@ -150,6 +173,15 @@ def _math_problems(report: dict) -> list[str]:
         )
     if report["htmlDisplay"] in (None, "none"):
         problems.append("KaTeX HTML is missing or hidden")
+    preloaded, used = set(report["preloaded"]), set(report["usedAtLoad"])
+    if preloaded - used:
+        problems.append(
+            f"fonts preloaded but not used as the page loads: {sorted(preloaded - used)}"
+        )
+    if used - preloaded:
+        problems.append(
+            f"fonts used as the page loads but not preloaded: {sorted(used - preloaded)}"
+        )
     loaded = {f["family"] for f in report["fonts"] if f["status"] == "loaded"}
     if "KaTeX_Main" not in loaded:
         problems.append(f"KaTeX_Main font not loaded (loaded: {sorted(loaded)})")

@@ -6,35 +6,123 @@ import re
 from pathlib import Path
 from urllib.parse import urljoin
 
-from hooks.loading import own_assets, preload_math_fonts, site_css
+from hooks.loading import (
+    fonts_used,
+    katex_faces,
+    own_assets,
+    preload_math_fonts,
+    shown_at_load,
+    site_css,
+)
 
 CSS = '<link rel="stylesheet" href="../../assets/katex/katex.min.css">'
 MAIN = '<link rel="preload" href="../../assets/katex/fonts/KaTeX_Main-Regular.woff2"'
 ITALIC = '<link rel="preload" href="../../assets/katex/fonts/KaTeX_Math-Italic.woff2"'
+#: A stylesheet shaped as KaTeX's is: faces by family, weight and style; rules that
+#: choose a family, a weight alone, a grouped selector, a child combinator.
+KATEX_LIKE = (
+    "@font-face{font-display:block;font-family:KaTeX_Main;font-style:normal;font-weight:400;"
+    'src:url(fonts/KaTeX_Main-Regular.woff2) format("woff2"),url(fonts/x.woff) format("woff")}'
+    "@font-face{font-family:KaTeX_Main;font-style:normal;font-weight:700;"
+    "src:url(fonts/KaTeX_Main-Bold.woff2) format('woff2')}"
+    "@font-face{font-family:KaTeX_Math;font-style:italic;font-weight:400;"
+    "src:url(fonts/KaTeX_Math-Italic.woff2)}"
+    "@font-face{font-family:KaTeX_Size1;font-style:normal;font-weight:400;"
+    "src:url(fonts/KaTeX_Size1-Regular.woff2)}"
+    "@font-face{font-family:KaTeX_AMS;font-style:normal;font-weight:400;"
+    "src:url(fonts/KaTeX_AMS-Regular.woff2)}"
+    ".katex{font:normal 1.21em KaTeX_Main,Times New Roman,serif;line-height:1.2}"
+    ".katex .mathnormal{font-family:KaTeX_Math;font-style:italic}"
+    ".katex .textbf{font-weight:700}"
+    ".katex .amsrm,.katex .mathbb{font-family:KaTeX_AMS}"
+    ".katex .delimsizing.mult .delim-size1>span{font-family:KaTeX_Size1}"
+    ".katex .vlist{display:table-cell}"
+)
+FACES = katex_faces(KATEX_LIKE)
 
 
 def _page(body: str) -> str:
     return f"<html><head>{CSS}</head><body>{body}</body></html>"
 
 
-def test_fonts_of_the_formulas_are_preloaded_before_the_stylesheet():
-    out = preload_math_fonts(_page('<span class="katex"><span class="mord mathnormal">k</span>'))
+def test_each_rule_that_picks_a_katex_face_names_its_classes_and_file():
+    found = {(tuple(sorted(tuple(sorted(c)) for c in face.needs)), face.file) for face in FACES}
+    assert found == {
+        ((("katex",),), "fonts/KaTeX_Main-Regular.woff2"),
+        ((("mathnormal",),), "fonts/KaTeX_Math-Italic.woff2"),
+        ((("textbf",),), "fonts/KaTeX_Main-Bold.woff2"),  # a weight alone: KaTeX_Main's
+        ((("amsrm",),), "fonts/KaTeX_AMS-Regular.woff2"),
+        ((("mathbb",),), "fonts/KaTeX_AMS-Regular.woff2"),
+        ((("delim-size1",), ("delimsizing", "mult")), "fonts/KaTeX_Size1-Regular.woff2"),
+    }
+
+
+def test_a_face_is_used_when_its_classes_are_on_one_element_each():
+    size1 = '<span class="delimsizing mult"><span class="delim-size1"><span>(</span>'
+    assert fonts_used(f'<span class="katex">{size1}</span>', FACES) == [
+        "fonts/KaTeX_Main-Regular.woff2",
+        "fonts/KaTeX_Size1-Regular.woff2",
+    ]
+    # "delimsizing" and "mult" on two elements do not select the rule's element
+    apart = '<span class="delimsizing"><span class="mult delim-size1">('
+    assert fonts_used(f'<span class="katex">{apart}</span>', FACES) == [
+        "fonts/KaTeX_Main-Regular.woff2"
+    ]
+
+
+def test_the_fonts_of_the_formulas_are_preloaded_before_the_stylesheet():
+    out = preload_math_fonts(
+        _page('<span class="katex"><span class="mord mathnormal">k</span></span>'), FACES
+    )
     assert out.index(MAIN) < out.index(CSS) and out.index(ITALIC) < out.index(CSS)
     assert out.count('as="font" type="font/woff2" crossorigin>') == 2
 
 
 def test_only_fonts_in_use_are_preloaded():
-    out = preload_math_fonts(_page('<span class="katex"><span class="mord">2</span></span>'))
-    assert MAIN in out and ITALIC not in out
-    # "katex-display" alone is not a formula's class; a page without formulas gets nothing
-    assert preload_math_fonts(_page('<div class="katex-display-note">x</div>')) == _page(
-        '<div class="katex-display-note">x</div>'
+    out = preload_math_fonts(
+        _page('<span class="katex"><span class="mord">2</span></span>'), FACES
     )
+    assert MAIN in out and ITALIC not in out
+    # "katex-display-note" is not a formula's class; a page without formulas gets nothing
+    page = _page('<div class="katex-display-note">x</div>')
+    assert preload_math_fonts(page, FACES) == page
+
+
+def test_a_closed_block_keeps_its_summary_and_hides_its_content():
+    page = (
+        '<p class="a"></p><details class="q"><summary class="s">Q <b class="t"></b></summary>'
+        '<p class="hidden"><details open><summary>in</summary><i class="deeper"></i></details>'
+        '</p></details><details open><summary>open</summary><p class="shown"></p></details>'
+    )
+    kept = shown_at_load(page)
+    for seen in ('class="a"', 'class="s"', 'class="t"', 'class="shown"'):
+        assert seen in kept
+    for hidden in ('class="hidden"', 'class="deeper"'):
+        assert hidden not in kept
+    formula_in_answer = (
+        '<span class="katex">x</span><details><summary>Answer</summary>'
+        '<span class="katex"><span class="mathbb">R</span></span></details>'
+    )
+    out = preload_math_fonts(_page(formula_in_answer), FACES)
+    assert "KaTeX_AMS" not in out and MAIN in out
 
 
 def test_page_without_the_katex_stylesheet_is_left_alone():
     text = '<html><head></head><body><span class="katex">x</span></body></html>'
-    assert preload_math_fonts(text) == text
+    assert preload_math_fonts(text, FACES) == text
+
+
+def test_the_real_stylesheet_picks_all_but_two_of_the_font_files_it_declares(site_dir: Path):
+    css = (site_dir / "assets/katex/katex.min.css").read_text(encoding="utf-8")
+    declared = set(re.findall(r"url\((fonts/[^)]+\.woff2)\)", css))
+    assert len(declared) == 20
+    chosen = {face.file for face in katex_faces(css)}
+    # Two faces no rule picks alone (bold calligraphic, bold italic upright text come
+    # from a weight and a style met on two elements, which this reading leaves out).
+    assert declared - chosen == {
+        "fonts/KaTeX_Caligraphic-Bold.woff2",
+        "fonts/KaTeX_Main-BoldItalic.woff2",
+    }
 
 
 def test_every_page_with_math_preloads_fonts_that_exist(site_dir: Path):
