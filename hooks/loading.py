@@ -94,7 +94,6 @@ def katex_faces(css: str) -> list[Face]:
 
 _KATEX_CSS = re.compile(r'<link rel="stylesheet" href="([^"]*)katex\.min\.css">')
 _CLASS_ATTR = re.compile(r'class="([^"]*)"')
-_CLOSED_DETAILS = re.compile(r"<details(?![^>]*\sopen\b)(?=[\s>])")
 
 
 def shown_at_load(page_html: str) -> str:
@@ -105,15 +104,8 @@ def shown_at_load(page_html: str) -> str:
     with the page, fonts that most readers never need.
     """
     out, pos = [], 0
-    for match in _CLOSED_DETAILS.finditer(page_html):
-        if match.start() < pos:
-            continue  # inside a closed block already left out
-        end = search_index.element_end(page_html, match.start(), "details")
-        if end is None:
-            continue
-        summary = page_html.find("</summary>", match.start(), end)
-        keep = match.start() if summary < 0 else summary + len("</summary>")
-        out.append(page_html[pos:keep])
+    for start, end in search_index.closed_content(page_html):
+        out.append(page_html[pos:start])
         pos = end
     out.append(page_html[pos:])
     return "".join(out)

@@ -59,6 +59,25 @@ def element_end(page_html: str, start: int, tag: str) -> int | None:
     return None
 
 
+_CLOSED_DETAILS = re.compile(r"<details(?![^>]*\sopen\b)(?=[\s>])")
+
+
+def closed_content(page_html: str) -> list[tuple[int, int]]:
+    """Where the content of each closed ``<details>`` lies (its summary excluded),
+    outermost blocks only, as ``(start, end)`` offsets into ``page_html``."""
+    spans: list[tuple[int, int]] = []
+    for match in _CLOSED_DETAILS.finditer(page_html):
+        if spans and match.start() < spans[-1][1]:
+            continue  # inside a closed block already found
+        end = element_end(page_html, match.start(), "details")
+        if end is None:
+            continue
+        summary = page_html.find("</summary>", match.start(), end)
+        start = match.start() if summary < 0 else summary + len("</summary>")
+        spans.append((start, end - len("</details>")))
+    return spans
+
+
 class Hidden:
     """The excluded blocks of every page of one build, kept aside while search reads."""
 
