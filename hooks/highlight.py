@@ -19,6 +19,7 @@ kept is highlighted by the extension itself.
 from __future__ import annotations
 
 import functools
+import re
 from pathlib import Path
 from typing import Any
 
@@ -99,3 +100,35 @@ class LastingHighlights:
         if _OPEN is self:
             _OPEN = None
         self._kept = cache.keep_used(self.path, self._kept, self._used, complete)
+
+
+# -- fewer elements for the same colours ------------------------------------------------
+#
+# Pygments puts every token in a span of its class: a proof script is 3 000 to
+# 5 000 spans, parsed with every proposition page although its block is closed.
+# Two kinds of span change nothing on screen, and go: a name (``n``), whose
+# colour in Material's themes is the colour of the code around it (its
+# ``--md-code-hl-name-color`` is ``--md-code-fg-color``; tests/test_reading.py
+# checks it in both palettes), and whitespace (``w``). Neighbouring spans of the
+# same class become one span. The text, and so what the copy button copies, is
+# unchanged.
+
+#: Classes whose span looks exactly like the code around it.
+PLAIN = ("n", "w")
+_CODE = re.compile(r"(<code\b[^>]*>)(.*?)(</code>)", re.S)
+_PLAIN_SPAN = re.compile(rf'<span class="(?:{"|".join(PLAIN)})">([^<]*)</span>')
+_TWINS = re.compile(r'<span class="([^"]+)">([^<]*)</span><span class="\1">([^<]*)</span>')
+
+
+def _lighter_code(code: str) -> str:
+    code = _PLAIN_SPAN.sub(r"\1", code)
+    while True:
+        merged = _TWINS.sub(r'<span class="\1">\2\3</span>', code)
+        if merged == code:
+            return code
+        code = merged
+
+
+def lighten(page_html: str) -> str:
+    """``page_html`` with the spans of its code that show nothing taken out (see above)."""
+    return _CODE.sub(lambda m: m.group(1) + _lighter_code(m.group(2)) + m.group(3), page_html)

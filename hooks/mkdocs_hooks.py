@@ -374,7 +374,7 @@ def on_page_content(html, page, **_):
     # Before Material's search plugin reads the page (on_page_context).
     if notebooks.is_notebook(html):
         html = notebooks.settle(html)  # the index must not depend on how the kernel flushed
-    html = abbreviations.first_only(html)
+    html = highlight.lighten(abbreviations.first_only(html))
     return STATE["build"].hidden.hide(search_index.exclude_boilerplate(html))
 
 

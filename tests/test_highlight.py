@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import markdown
 import pytest
@@ -103,3 +104,45 @@ def test_without_a_cache_every_block_is_highlighted(tmp_path, fresh):
     finally:
         lasting.close()
     assert lasting.path is None and lasting.highlighted == 2  # the second page: used this build
+
+
+# -- lighten: the spans that show nothing ---------------------------------------------
+
+
+def _text(html: str) -> str:
+    return re.sub(r"<[^>]+>", "", html)
+
+
+def test_names_and_whitespace_lose_their_spans_and_twins_merge():
+    code = (
+        '<pre><span></span><code><span class="n">x</span><span class="w"> </span>'
+        '<span class="o">=</span><span class="w"> </span><span class="n">f</span>'
+        '<span class="p">(</span><span class="p">)</span><span class="p">)</span>'
+        '<span class="c1"># a</span></code></pre>'
+    )
+    assert highlight.lighten(code) == (
+        '<pre><span></span><code>x <span class="o">=</span> f<span class="p">())</span>'
+        '<span class="c1"># a</span></code></pre>'
+    )
+    assert _text(highlight.lighten(code)) == _text(code)
+
+
+def test_only_code_is_touched_and_other_classes_keep_their_spans():
+    outside = '<p><span class="n">kept outside code</span></p>'
+    inside = (
+        '<code><span class="nf">f</span><span class="n">x</span><span class="nn">y</span></code>'
+    )
+    assert highlight.lighten(outside + inside) == (
+        outside + '<code><span class="nf">f</span>x<span class="nn">y</span></code>'
+    )
+
+
+def test_a_real_highlighted_block_keeps_its_text_with_fewer_elements():
+    source = "def f(x, y):\n    return g(x) + h(y)  # sum\n"
+    html = markdown.markdown(
+        f"```python\n{source}```", extensions=["pymdownx.highlight", "pymdownx.superfences"]
+    )
+    lighter = highlight.lighten(html)
+    assert _text(lighter) == _text(html)
+    assert lighter.count("<span") < html.count("<span") * 0.7
+    assert 'class="n"' not in lighter and 'class="w"' not in lighter

@@ -9,6 +9,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from hooks import registry
+from hooks.highlight import PLAIN
 
 pytestmark = pytest.mark.browser
 
@@ -141,6 +142,40 @@ def test_search_finds_each_proposition_by_number_and_title(served_url, search_pa
     for query in queries:
         found = _search(search_page, served_url, query, expect=entry.url)
         assert any(entry.url in href for href in found), (query, found[:8])
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_spans_taken_out_of_code_looked_like_the_code_around_them(
+    chromium, served_url, scheme
+):
+    """hooks/highlight.py unwraps the names and whitespace of highlighted code: a span of
+    those classes, put back into a code block, has the block's colour and font."""
+    context = chromium.new_context(color_scheme=scheme)
+    try:
+        page = context.new_page()
+        page.goto(served_url + "propositions/p08-shift-is-rotation/", wait_until="load")
+        looks = page.evaluate(
+            """(classes) => {
+              const code = document.querySelector(".highlight code");
+              const look = (el) => { const s = getComputedStyle(el);
+                return {color: s.color, weight: s.fontWeight, style: s.fontStyle,
+                        background: s.backgroundColor}; };
+              return [look(code), ...classes.map((name) => {
+                const span = document.createElement("span");
+                span.className = name; span.textContent = "x"; code.append(span);
+                return look(span);
+              })];
+            }""",
+            list(PLAIN),
+        )
+        assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == (
+            "slate" if scheme == "dark" else "default"
+        )
+        code, *spans = looks
+        for span in spans:  # the code's background shows through a span's
+            assert span == {**code, "background": "rgba(0, 0, 0, 0)"}, looks
+    finally:
+        context.close()
 
 
 # The search index waits for the reader (overrides/partials/search-on-demand.html).
