@@ -10,14 +10,22 @@ names the classes that select it, and a page uses the font if an element of
 the page carries those classes (``tests/test_loading.py`` checks the result
 against the fonts Chromium actually loads).
 
+A long page is also laid out in parts (:func:`defer_sections`): each of its
+sections after the first waits, with ``content-visibility: auto``, until it
+nears the screen, so a proposition's argument and machine check cost nothing
+as the page starts. Their fonts are not preloaded: the browser asks for them
+when the section is drawn.
+
 The other speed changes are in the theme templates (``overrides/``).
 """
 
 from __future__ import annotations
 
+import itertools
 import posixpath
 import re
 from dataclasses import dataclass
+from html.parser import HTMLParser
 
 from hooks import search_index
 
@@ -97,14 +105,19 @@ _CLASS_ATTR = re.compile(r'class="([^"]*)"')
 
 
 def shown_at_load(page_html: str) -> str:
-    """``page_html`` less what a closed ``<details>`` hides (its summary is shown).
+    """``page_html`` less what the browser does not lay out as the page starts.
 
-    The browser does not lay out a closed block's content, so it asks for no
-    font for it until the reader opens the block: preloading those would fetch,
-    with the page, fonts that most readers never need.
+    That is the content of a closed ``<details>`` (its summary is shown) and of
+    a section :func:`defer_sections` put off. The browser asks for no font for
+    either until the reader opens the block or scrolls to the section:
+    preloading those would fetch, with the page, fonts that most readers never
+    need.
     """
+    hidden = sorted(search_index.closed_content(page_html) + deferred(page_html))
     out, pos = [], 0
-    for start, end in search_index.closed_content(page_html):
+    for start, end in hidden:
+        if start < pos:
+            continue  # a closed block inside a section already left out
         out.append(page_html[pos:start])
         pos = end
     out.append(page_html[pos:])
@@ -133,6 +146,122 @@ def preload_math_fonts(page_html: str, faces: list[Face]) -> str:
         for font in fonts_used(shown_at_load(page_html.partition("</head>")[2]), faces)
     )
     return page_html[: stylesheet.start()] + links + page_html[stylesheet.start() :]
+
+
+# -- sections laid out when they near the screen -------------------------------------
+#
+# Chromium lays out the whole page before its first frame, and again as fonts
+# and images arrive; on a proposition with a long argument (Proposition 20:
+# about 9 000 elements open, two thirds of them formulas) that layout was most
+# of Lighthouse's blocking time. A section wrapped in an element with
+# ``content-visibility: auto`` is laid out only when it nears the viewport; it
+# stays in the document, the accessibility tree and find-in-page. Its height
+# until then is :func:`estimated_height`; ``auto`` makes the browser remember
+# the real one once the section has been drawn.
+
+LATER_CLASS = "posenc-later"
+_LATER_OPEN = f'<div class="{LATER_CLASS}"'
+#: Elements with no end tag: they do not change the depth.
+_VOID = frozenset("area base br col embed hr img input link meta source track wbr".split())
+
+
+class _TopLevel(HTMLParser):
+    """Offsets of the ``<h2>`` start tags at the top level of a fragment."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(convert_charrefs=False)
+        self.lines = [0]
+        for line in text.splitlines(keepends=True):
+            self.lines.append(self.lines[-1] + len(line))
+        self.depth = 0
+        self.headings: list[int] = []
+
+    def position(self) -> int:
+        line, column = self.getpos()
+        return self.lines[line - 1] + column
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "h2" and self.depth == 0:
+            self.headings.append(self.position())
+        if tag not in _VOID:
+            self.depth += 1
+
+    def handle_startendtag(self, tag, attrs):
+        pass  # <svg .../>, <path/>: no depth
+
+    def handle_endtag(self, tag):
+        if tag not in _VOID:
+            self.depth -= 1
+
+
+def _top_level_h2(fragment: str) -> list[int]:
+    parser = _TopLevel(fragment)
+    parser.feed(fragment)
+    parser.close()
+    if parser.depth != 0:
+        raise ValueError(f"unbalanced HTML: depth {parser.depth} at the end of the page")
+    return parser.headings
+
+
+_TEXT = re.compile(r"<[^>]*>|&[#\w]+;")
+
+
+def estimated_height(section_html: str) -> int:
+    """A guess, in CSS pixels, at the height of ``section_html`` on a phone.
+
+    Only a placeholder: the scroll bar is this much off until the section is
+    first drawn, then the browser keeps the true height. Lines of text at about
+    45 characters and 26 px each, a display formula or a figure a few lines.
+    """
+    shown = section_html
+    for start, end in reversed(search_index.closed_content(section_html)):
+        shown = shown[:start] + shown[end:]
+    text = _TEXT.sub("", shown)
+    lines = len(text) / 45
+    lines += 3 * shown.count('class="katex-display"')
+    lines += 12 * (shown.count("<img") + shown.count("<svg "))
+    lines += 2 * len(re.findall(r"<(?:p|li|tr|summary|h[3-6])\b", shown))
+    return max(120, round(26 * lines))
+
+
+def defer_sections(fragment: str) -> str:
+    """Wrap each ``<h2>`` section of ``fragment`` after the first so that the
+    browser lays it out only when it nears the screen.
+
+    ``fragment`` is a page's content as Markdown renders it (MkDocs'
+    ``on_page_content``). A section runs from the end of one top-level ``<h2>``
+    to the next (the headings stay outside, so the table of contents and links
+    to them behave as before); what comes before the first ``<h2>`` and the
+    first section are left as they are, to be drawn at once.
+    """
+    if _LATER_OPEN in fragment:
+        return fragment  # already done
+    headings = _top_level_h2(fragment)
+    if len(headings) < 2:
+        return fragment
+    bounds = [*headings[1:], len(fragment)]
+    out = [fragment[: bounds[0]]]
+    for start, end in itertools.pairwise(bounds):
+        close = fragment.index("</h2>", start) + len("</h2>")
+        inner = fragment[close:end]
+        out.append(fragment[start:close])
+        if inner.strip():
+            style = f"contain-intrinsic-block-size:auto {estimated_height(inner)}px"
+            out.append(f'{_LATER_OPEN} style="{style}">{inner}</div>')
+        else:
+            out.append(inner)
+    return "".join(out)
+
+
+def deferred(page_html: str) -> list[tuple[int, int]]:
+    """Where the content of each section :func:`defer_sections` wrapped lies,
+    as ``(start, end)`` offsets into ``page_html``."""
+    spans = []
+    for match in re.finditer(re.escape(_LATER_OPEN) + r"[^>]*>", page_html):
+        end = search_index.element_end(page_html, match.start(), "div")
+        if end is not None:
+            spans.append((match.end(), end - len("</div>")))
+    return spans
 
 
 # -- our stylesheets and script: inline where needed, absent where not -----------------

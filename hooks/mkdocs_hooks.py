@@ -375,6 +375,10 @@ def on_page_content(html, page, **_):
     if notebooks.is_notebook(html):
         html = notebooks.settle(html)  # the index must not depend on how the kernel flushed
     html = highlight.lighten(abbreviations.first_only(html))
+    try:
+        html = loading.defer_sections(html)
+    except ValueError as exc:
+        log.warning("posenc: %s: sections not deferred: %s", page.file.src_uri, exc)
     return STATE["build"].hidden.hide(search_index.exclude_boilerplate(html))
 
 

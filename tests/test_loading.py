@@ -6,7 +6,13 @@ import re
 from pathlib import Path
 from urllib.parse import urljoin
 
+import pytest
+
 from hooks.loading import (
+    LATER_CLASS,
+    defer_sections,
+    deferred,
+    estimated_height,
     fonts_used,
     katex_faces,
     own_assets,
@@ -107,6 +113,76 @@ def test_a_closed_block_keeps_its_summary_and_hides_its_content():
     assert "KaTeX_AMS" not in out and MAIN in out
 
 
+SECTIONS = (
+    "<p>statement</p>\n"
+    '<h2 id="intuition">Intuition</h2>\n<p class="first">soon</p>\n'
+    '<h2 id="argument">Argument</h2>\n<p class="later">step</p>\n'
+    '<div class="admonition"><h2 id="nested">Inside</h2><p>deep</p></div>\n'
+    '<h2 id="cite">Cite</h2>\n<pre><code>@misc{x}</code></pre>\n'
+)
+
+
+def test_every_top_level_section_after_the_first_is_deferred():
+    out = defer_sections(SECTIONS)
+    wrappers = out.count(f'class="{LATER_CLASS}"')
+    assert wrappers == 2  # argument and cite; not the nested heading's section
+    # Headings stay outside, in order; the text is all there, once.
+    assert re.sub(r'<div class="posenc-later"[^>]*>|</div>(?=\n?<h2|$)', "", out) == SECTIONS
+    before_first = out[: out.index('<h2 id="argument">')]
+    assert LATER_CLASS not in before_first and 'class="first"' in before_first
+    spans = [out[a:b] for a, b in deferred(out)]
+    assert 'class="later"' in spans[0] and 'id="nested"' in spans[0]
+    assert "@misc{x}" in spans[1] and "<h2" not in "".join(spans[1:])
+    assert defer_sections(out) == out
+
+
+@pytest.mark.parametrize(
+    "fragment",
+    [
+        "<p>no headings</p>",
+        '<h2 id="a">A</h2><p>one section only</p>',
+        "<div><h2>a</h2><p>x</p><h2>b</h2><p>y</p></div>",
+    ],
+)
+def test_a_page_with_fewer_than_two_top_level_sections_is_left_alone(fragment):
+    assert defer_sections(fragment) == fragment
+
+
+def test_void_and_self_closed_elements_do_not_hide_a_top_level_heading():
+    fragment = (
+        '<h2>a</h2><p>x<br><img src="f.svg" alt="f"></p>'
+        '<span class="katex"><svg><path d="M0"/></svg></span>'
+        "<h2>b</h2><p>y</p>"
+    )
+    assert defer_sections(fragment).count(LATER_CLASS) == 1
+
+
+def test_unbalanced_html_is_refused_not_cut_in_the_wrong_place():
+    with pytest.raises(ValueError, match="unbalanced"):
+        defer_sections("<h2>a</h2><div><p>x</p><h2>b</h2><p>y</p>")
+
+
+def test_the_height_guess_grows_with_what_the_section_shows():
+    short = estimated_height("<p>one line</p>")
+    long = estimated_height("<p>" + "word " * 400 + "</p>")
+    with_math = estimated_height('<p>x</p><span class="katex-display">m</span>' * 10)
+    closed = estimated_height(
+        "<p>x</p><details><summary>s</summary><p>" + "word " * 4000 + "</p></details>"
+    )
+    assert short < long and short < with_math
+    assert closed < long  # a closed block counts as its summary only
+
+
+def test_fonts_of_a_deferred_section_are_not_preloaded():
+    later = defer_sections(
+        '<h2>a</h2><span class="katex">x</span>'
+        '<h2>b</h2><span class="katex"><span class="mathbb">R</span></span>'
+    )
+    assert "mathbb" not in shown_at_load(later)
+    out = preload_math_fonts(_page(later), FACES)
+    assert "KaTeX_AMS" not in out and MAIN in out
+
+
 def test_page_without_the_katex_stylesheet_is_left_alone():
     text = '<html><head></head><body><span class="katex">x</span></body></html>'
     assert preload_math_fonts(text, FACES) == text
@@ -130,7 +206,10 @@ def test_every_page_with_math_preloads_fonts_that_exist(site_dir: Path):
     for path in sorted(site_dir.rglob("*.html")):
         text = path.read_text(encoding="utf-8")
         hrefs = re.findall(r'<link rel="preload" href="([^"]+)" as="font"', text)
-        has_math = re.search(r'class="katex"', text) is not None
+        # Math the page draws as it loads: not in a closed block or a deferred section
+        # (the glossary's formulas are all in sections after its first).
+        shown = shown_at_load(text.partition("</head>")[2])
+        has_math = re.search(r'class="katex"', shown) is not None
         assert bool(hrefs) == has_math, f"{path.relative_to(site_dir)}: preloads {hrefs}"
         for href in hrefs:
             url = urljoin(path.relative_to(site_dir).as_posix(), href)

@@ -228,6 +228,97 @@ def test_a_page_opened_to_highlight_a_search_gets_the_index_at_once(chromium, se
 
 
 # ----------------------------------------------------------------------------
+# Sections laid out as the reader reaches them (hooks/loading.py, defer_sections)
+
+_LATER_DRAWN = """() => [...document.querySelectorAll('.posenc-later')].map(
+  (s) => s.firstElementChild.checkVisibility({contentVisibilityAuto: true}))"""
+
+# The top of every h2 and of the footer, drawn in full: first with the sections
+# wrapped as built, then with each wrapper replaced by its content.
+_HEADINGS_WRAPPED_AND_NOT = """async () => {
+  const frame = () => new Promise((done) => requestAnimationFrame(() => done()));
+  const tops = () => [...document.querySelectorAll('article h2, .md-footer')].map(
+    (h) => h.getBoundingClientRect().top + window.scrollY);
+  const later = [...document.querySelectorAll('.posenc-later')];
+  for (const s of later) s.style.contentVisibility = 'visible';
+  await frame();
+  const wrapped = tops();
+  for (const s of later) s.replaceWith(...s.childNodes);
+  await frame();
+  return [later.length, wrapped, tops()];
+}"""
+
+
+def _largest_proposition(site_dir) -> str:
+    sizes = {e.url: (site_dir / e.url / "index.html").stat().st_size for e in ENTRIES.values()}
+    return max(sizes, key=sizes.get)
+
+
+def test_a_long_page_draws_its_later_sections_only_as_the_reader_reaches_them(
+    site_dir, served_url, chromium
+):
+    context = chromium.new_context(viewport={"width": 390, "height": 800})
+    try:
+        page = context.new_page()
+        page.goto(served_url + _largest_proposition(site_dir), wait_until="load")
+        drawn = page.evaluate(_LATER_DRAWN)
+        assert len(drawn) >= 5 and not any(drawn), drawn  # a phone sees the statement first
+        page.locator("#cite").scroll_into_view_if_needed()
+        page.wait_for_timeout(300)
+        assert page.evaluate(_LATER_DRAWN)[-1], "the last section was not drawn on arrival"
+    finally:
+        context.close()
+
+
+def test_a_link_to_a_later_heading_lands_on_it(site_dir, served_url, chromium):
+    context = chromium.new_context(viewport={"width": 390, "height": 800})
+    try:
+        page = context.new_page()
+        page.goto(served_url + _largest_proposition(site_dir) + "#cite", wait_until="load")
+        page.wait_for_timeout(500)
+        top = page.evaluate("document.getElementById('cite').getBoundingClientRect().top")
+        assert 0 <= top < 150, f"#cite is {top}px from the top of the window"
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_a_deferred_page_once_drawn_is_laid_out_as_if_it_were_not(
+    site_dir, served_url, chromium, width
+):
+    """The wrappers change no spacing: every heading at the same height, to the pixel.
+
+    Every page with deferred sections at phone width (margins differ by kind of
+    block: lists, admonitions, closed answers, code); three at desktop width.
+    """
+    deferred = sorted(
+        path.parent.relative_to(site_dir).as_posix() + "/"
+        for path in site_dir.rglob("index.html")
+        if 'class="posenc-later"' in path.read_text(encoding="utf-8")
+    )
+    assert len(deferred) >= len(ENTRIES)
+    if width > 390:
+        deferred = [_largest_proposition(site_dir), "exercises/e1-sinusoidal-table/", "glossary/"]
+    context = chromium.new_context(viewport={"width": width, "height": 800})
+    moved = {}
+    try:
+        page = context.new_page()
+        for path in deferred:
+            page.goto(served_url + path, wait_until="load")
+            page.evaluate("document.fonts.ready")
+            count, wrapped, plain = page.evaluate(_HEADINGS_WRAPPED_AND_NOT)
+            assert count >= 1, f"{path}: no deferred section"
+            assert len(wrapped) == len(plain), path
+            pairs = enumerate(zip(wrapped, plain, strict=True))
+            shifts = [(i, b - a) for i, (a, b) in pairs if abs(a - b) > 0.5]
+            if shifts:
+                moved[path] = shifts
+    finally:
+        context.close()
+    assert not moved, f"at {width}px, headings moved by the wrappers (index, px): {moved}"
+
+
+# ----------------------------------------------------------------------------
 # The light/dark toggle (overrides/partials/palette.html and its script)
 
 
