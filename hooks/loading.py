@@ -113,14 +113,18 @@ def shown_at_load(page_html: str) -> str:
     preloading those would fetch, with the page, fonts that most readers never
     need.
     """
-    hidden = sorted(search_index.closed_content(page_html) + deferred(page_html))
+    return _without(page_html, search_index.closed_content(page_html) + deferred(page_html))
+
+
+def _without(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` less each ``(start, end)`` span; a span inside another counts once."""
     out, pos = [], 0
-    for start, end in hidden:
+    for start, end in sorted(spans):
         if start < pos:
             continue  # a closed block inside a section already left out
-        out.append(page_html[pos:start])
+        out.append(text[pos:start])
         pos = end
-    out.append(page_html[pos:])
+    out.append(text[pos:])
     return "".join(out)
 
 
@@ -213,9 +217,7 @@ def estimated_height(section_html: str) -> int:
     first drawn, then the browser keeps the true height. Lines of text at about
     45 characters and 26 px each, a display formula or a figure a few lines.
     """
-    shown = section_html
-    for start, end in reversed(search_index.closed_content(section_html)):
-        shown = shown[:start] + shown[end:]
+    shown = _without(section_html, search_index.closed_content(section_html))
     text = _TEXT.sub("", shown)
     lines = len(text) / 45
     lines += 3 * shown.count('class="katex-display"')

@@ -10,6 +10,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from hooks import registry
 from hooks.highlight import PLAIN
+from hooks.loading import LATER_CLASS
 
 pytestmark = pytest.mark.browser
 
@@ -41,15 +42,20 @@ def test_every_proposition_page_carries_the_figures_white_card(site_dir):
     assert not missing, f"pages without the figures' white card: {missing}"
 
 
+def _largest_proposition(site_dir) -> str:
+    """The proposition page of the most bytes."""
+    sizes = {e.url: (site_dir / e.url / "index.html").stat().st_size for e in ENTRIES.values()}
+    return max(sizes, key=sizes.get)
+
+
 def test_figures_and_graph_are_legible_in_dark_mode(site_dir, served_url, dark_context):
     """In the browser, on the first, the largest and the last proposition page and the graph.
 
     Every proposition page carries the same rule (the test above): what is checked
     here is that the rule does its work on a dark page.
     """
-    sizes = {e.url: (site_dir / e.url / "index.html").stat().st_size for e in ENTRIES.values()}
     first, last = ENTRIES[min(ENTRIES)].url, ENTRIES[max(ENTRIES)].url
-    pages = [*sorted({first, max(sizes, key=sizes.get), last}), "graph/"]
+    pages = [*sorted({first, _largest_proposition(site_dir), last}), "graph/"]
     page = dark_context.new_page()
     try:
         for path in pages:
@@ -249,11 +255,6 @@ _HEADINGS_WRAPPED_AND_NOT = """async () => {
 }"""
 
 
-def _largest_proposition(site_dir) -> str:
-    sizes = {e.url: (site_dir / e.url / "index.html").stat().st_size for e in ENTRIES.values()}
-    return max(sizes, key=sizes.get)
-
-
 def test_a_long_page_draws_its_later_sections_only_as_the_reader_reaches_them(
     site_dir, served_url, chromium
 ):
@@ -291,14 +292,15 @@ def test_a_deferred_page_once_drawn_is_laid_out_as_if_it_were_not(
     Every page with deferred sections at phone width (margins differ by kind of
     block: lists, admonitions, closed answers, code); three at desktop width.
     """
-    deferred = sorted(
-        path.parent.relative_to(site_dir).as_posix() + "/"
-        for path in site_dir.rglob("index.html")
-        if 'class="posenc-later"' in path.read_text(encoding="utf-8")
-    )
-    assert len(deferred) >= len(ENTRIES)
     if width > 390:
         deferred = [_largest_proposition(site_dir), "exercises/e1-sinusoidal-table/", "glossary/"]
+    else:
+        deferred = sorted(
+            path.parent.relative_to(site_dir).as_posix() + "/"
+            for path in site_dir.rglob("index.html")
+            if f'class="{LATER_CLASS}"' in path.read_text(encoding="utf-8")
+        )
+        assert len(deferred) >= len(ENTRIES)
     context = chromium.new_context(viewport={"width": width, "height": 800})
     moved = {}
     try:
