@@ -28,8 +28,8 @@ import posenc
 from posenc import _output, _validate, cli, conventions
 from posenc.cli import main
 
-#: The module (``posenc.identify`` is also the name of its function).
-reading = import_module("posenc.identify")
+#: The module that reads the files of ``posenc identify``.
+reading = import_module("posenc._files")
 
 #: The one line of a refusal: ``posenc: error: `` and a message, then the newline.
 ONE_LINE = re.compile(r"posenc: error: [^\n]+\n")
