@@ -25,7 +25,60 @@ import numpy as np
 
 from posenc import _validate
 
-__all__ = ["load_table"]
+__all__ = ["load_table", "open_regular", "read_text"]
+
+
+def open_regular(path: str | os.PathLike, *, limit: int, what: str = "") -> BinaryIO:
+    """Open ``path`` for reading if it is a regular file of at most ``limit`` bytes.
+
+    The file is opened without blocking (a FIFO with no writer would block ``open``
+    forever) and judged by ``fstat`` of what was opened, not by a ``stat`` of the name
+    that something could replace in between. A FIFO, a device (``/dev/zero`` never
+    ends), a socket or a directory is refused, and so is a file larger than ``limit``,
+    all with a ValueError that names the file (``what``, or the path) and the reason.
+    """
+    shown = what or repr(str(path))
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        raise ValueError(f"cannot read {shown}: no such file") from None
+    except IsADirectoryError:
+        raise ValueError(f"cannot read {shown}: it is a directory") from None
+    except OSError as error:
+        raise ValueError(f"cannot read {shown}: {error.strerror or error}") from None
+    try:
+        mode, size = (info := os.fstat(fd)).st_mode, info.st_size
+        if stat.S_ISDIR(mode):
+            raise ValueError(f"cannot read {shown}: it is a directory")
+        if not stat.S_ISREG(mode):  # no end (/dev/zero, a FIFO), or no size
+            raise ValueError(f"cannot read {shown}: it is not a regular file ({_kind(mode)})")
+        if size > limit:
+            raise ValueError(
+                f"cannot read {shown}: it holds {size} bytes, more than the {limit} allowed"
+            )
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_text(path: str | os.PathLike, *, limit: int, what: str = "") -> str:
+    """The UTF-8 text of a regular file of at most ``limit`` bytes (see :func:`open_regular`).
+
+    No more than ``limit + 1`` bytes are read, so a file that grows after it was opened is
+    refused too; text that is not UTF-8 is a ValueError.
+    """
+    shown = what or repr(str(path))
+    with open_regular(path, limit=limit, what=what) as file:
+        data = file.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"cannot read {shown}: it holds more than the {limit} bytes allowed")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ValueError(f"cannot read {shown}: it is not UTF-8 text") from None
 
 
 def load_table(path: str | Path, *, key: str | None = None) -> np.ndarray:
