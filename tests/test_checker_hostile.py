@@ -10,7 +10,9 @@ starts may outlive the check; and the checker's own memory must stay small.
 
 The solutions are written to ``tmp_path`` with ``OUT``, where present, replaced by
 the path of a file they record into (their pids, or what they saw). A recorded pid
-counts as alive while it runs the checker's worker code, so a reused pid does not.
+counts as alive while it runs the checker's worker code, so a reused pid does not. A
+solution cannot import posenc (issue 32), so those that need the right table import the
+reader's own E1 solve from ``my_e1.py``, written beside them as a reader would.
 """
 
 from __future__ import annotations
@@ -37,13 +39,18 @@ pytestmark = pytest.mark.skipif(
 
 ROOT = Path(__file__).resolve().parent.parent
 LONG = 60.0  # a time limit no solution here should need: each one ends sooner, or is ended
+E1_SOLUTION = ROOT / "exercises" / "solutions" / "e1_sinusoidal_table.py"
 
 
 def solution(folder: Path, name: str, source: str, out: Path | None = None) -> Path:
-    """Write a solution file, with ``OUT`` replaced by the quoted path ``out``."""
+    """Write a solution file, with ``OUT`` replaced by the quoted path ``out``.
+
+    The reference E1 solution goes beside it as ``my_e1.py``, for those that import it.
+    """
     text = textwrap.dedent(source)
     if out is not None:
         text = text.replace("OUT", repr(str(out)))
+    (folder / "my_e1.py").write_text(E1_SOLUTION.read_text(encoding="utf-8"), encoding="utf-8")
     path = folder / f"my_{name}.py"
     path.write_text(text, encoding="utf-8")
     return path
@@ -66,7 +73,7 @@ def alive(pid: int) -> bool:
         command = Path(f"/proc/{pid}/cmdline").read_bytes()
     except (OSError, IndexError):
         return False
-    return state != b"Z" and b"posenc.exercises._child" in command
+    return state != b"Z" and b"posenc/exercises/_child.py" in command
 
 
 def until(condition, seconds: float) -> bool:
@@ -114,7 +121,7 @@ FORGE_STATUS = """\
     import sys
     from pathlib import Path
 
-    from posenc import sinusoidal
+    from my_e1 import solve as sinusoidal
 
     CALLS = []
 
@@ -151,27 +158,23 @@ FORGED = {
             return np.zeros((length, width))
         """,
         [
-            "Case 1 of 10 (a worked example), solve(3, 4, 10000.0): "
-            "the first wrong entry is at position 0, column 1"
+            "Loading my_replaces_the_cases.py raised ImportError: posenc cannot be imported "
+            "by a solution under check: the checker's answers come from it, at line 3 of "
+            "my_replaces_the_cases.py: `import posenc.exercises`."
         ],
     ),
-    "empties_the_case_list": (
+    "ends_the_inputs": (
         """\
         import gc
 
-        from posenc import sinusoidal
+        from my_e1 import solve as sinusoidal
 
 
         def solve(length, width, base=10000.0):
-            # Empty every list of cases, and run every loop over a list or tuple to its end.
-            things = gc.get_objects()
-            for i in range(len(things)):
-                thing = things[i]
-                if isinstance(thing, list) and thing and type(thing[0]).__name__ == "Case":
-                    thing.clear()
-                elif type(thing).__name__ in ("list_iterator", "tuple_iterator"):
-                    for _ in thing:
-                        pass
+            # The worker reads the cases it is sent through an object: let it read no more.
+            for thing in gc.get_objects():
+                if type(thing).__name__ == "Inputs":
+                    thing.case = lambda: None
             return sinusoidal(length, width, base=base)
         """,
         [
@@ -201,7 +204,7 @@ FORGE_BYTES = """\
     import os
     import stat
 
-    from posenc import sinusoidal
+    from my_e1 import solve as sinusoidal
 
 
     def forge(payload):
@@ -278,7 +281,7 @@ FORKS = """\
     import os
     import time
 
-    from posenc import sinusoidal
+    from my_e1 import solve as sinusoidal
 
 
     def solve(length, width, base=10000.0):
@@ -297,7 +300,7 @@ ESCAPE = """\
     import os
     import time
 
-    from posenc import sinusoidal
+    from my_e1 import solve as sinusoidal
 
 
     def escape():
@@ -404,7 +407,7 @@ SEES_ITS_LIMITS = """\
     import os
     import resource
 
-    from posenc import sinusoidal
+    from my_e1 import solve as sinusoidal
 
 
     def solve(length, width, base=10000.0):

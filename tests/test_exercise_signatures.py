@@ -575,7 +575,7 @@ def test_the_short_e2_solution_passes_and_says_what_it_skipped(tmp_path):
 
 
 # --------------------------------------------------------------------------------------
-# End to end: the child reads the signature, the parent decides.
+# End to end: the child reads the signature, the parent decides and sends the cases.
 
 BROKEN_SHORT = {
     "hangs": "def solve(length, width):\n    while True:\n        pass\n",
@@ -584,17 +584,13 @@ BROKEN_SHORT = {
     "classic": source(2),
 }
 
-# At import, the file makes the exercise's short call keep no case in this process, so
-# that the worker, which follows its own copy of the plan, calls solve on none.
+# At import, the file makes the worker, which runs the call it is told, receive no call:
+# it then calls solve on no case. The parent decided on 7 and waits for their answers.
 DESERTS = textwrap.dedent(
     """\
-        import dataclasses
+        import sys
 
-        from posenc.exercises import E1
-
-        object.__setattr__(
-            E1, "smaller", dataclasses.replace(E1.smaller, keeps=lambda *args: False)
-        )
+        sys.modules["__main__"].Inputs.call = lambda self: None
         """
 ) + textwrap.dedent(CLASSIC)
 
@@ -602,7 +598,7 @@ FORGES_THE_SIGNATURE = """\
     import os
     import stat
 
-    from posenc import sinusoidal
+    import numpy as np
 
     for name in os.listdir("/proc/self/fd"):
         try:
@@ -613,7 +609,8 @@ FORGES_THE_SIGNATURE = """\
 
 
     def solve(length, width, base=10000.0):
-        return sinusoidal(length, width, base=base)
+        angle = np.arange(length)[:, None] / base ** (np.arange(0, width, 2) / width)
+        return np.stack([np.sin(angle), np.cos(angle)], axis=-1).reshape(length, width)
     """
 
 

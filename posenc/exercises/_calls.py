@@ -6,8 +6,9 @@ paper's base 10000 built in. So the worker reads the signature of the reader's `
 (:func:`read`, with :func:`inspect.signature`) before it calls it on any case, and sends
 it to the parent as plain data. From that data alone the parent makes a :class:`Plan`
 (:func:`plan`): how ``solve`` is called, which cases it is judged on, and which are not
-run for that signature. The worker makes the same plan to know what to call; the parent
-waits for the answers of its own plan only, so a worker that follows another one fails.
+run for that signature. The parent then sends the worker the call (the names of its
+arguments, how many go by position) and the inputs of each case of the plan in turn, so
+the worker needs none of this module.
 
 - A ``solve`` that takes every argument (by position, through ``*args``, or by name for
   a keyword-only argument of the task's name) is judged on every case.
@@ -23,18 +24,18 @@ waits for the answers of its own plan only, so a worker that follows another one
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from posenc.exercises._base import Case, Exercise
+from posenc.exercises._child import LONGEST_NAME, MOST_PARAMETERS, read
+
+__all__ = ["Call", "Plan", "calls_text", "checked", "plan", "read", "text"]
 
 KINDS = frozenset(
     ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD", "VAR_POSITIONAL", "KEYWORD_ONLY", "VAR_KEYWORD")
 )
 POSITIONAL = ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")
-MOST_PARAMETERS = 64  # parameters sent; a signature with more is sent cut short
-LONGEST_NAME = 100  # characters kept of a parameter's name
 
 
 @dataclass(frozen=True)
@@ -86,25 +87,6 @@ class Plan:
     def smaller(self) -> bool:
         """Whether some cases are not run because ``solve`` takes fewer arguments."""
         return self.call is not None and bool(self.skipped)
-
-
-def read(solve) -> list[dict] | None:
-    """The parameters of ``solve`` as plain data: name, kind, and whether it has a default.
-
-    None when the signature cannot be read. Runs in the worker, on the reader's object.
-    """
-    try:
-        parameters = list(inspect.signature(solve).parameters.values())
-    except Exception:  # a builtin without a signature, or an object whose signature breaks
-        return None
-    return [
-        {"name": str(p.name)[:LONGEST_NAME], "kind": p.kind.name, "default": _has_default(p)}
-        for p in parameters[:MOST_PARAMETERS]
-    ]
-
-
-def _has_default(parameter: inspect.Parameter) -> bool:
-    return parameter.default is not inspect.Parameter.empty
 
 
 def checked(raw: object) -> list[dict] | None:

@@ -1,45 +1,67 @@
-"""The worker of the checker: load the solution, call ``solve`` on each case, send the answers.
+"""The worker of the checker: load the solution, call ``solve`` on the inputs it is sent.
 
-It runs as ``python -c`` (see ``_run.CHILD``), below the supervisor, with four arguments:
-the exercise key, the seed, the solution file and the number of the file descriptor it
-writes to, the channel. It computes the cases before it loads the solution, so nothing
-the solution does at import can change them, and it judges nothing. The channel carries
-one JSON line per message, in this order:
+It runs as a script, ``python -I -S -B _child.py NUMPY SOLUTION IN OUT`` (see ``_run``),
+below the supervisor, and it holds no answer: it imports the standard library and
+NumPy only. Its ``sys.path`` is Python's own library, NUMPY (the folder that holds the
+parent's NumPy) and, once the solution loads, the solution's folder; a finder put first
+in ``sys.meta_path`` refuses ``posenc`` and every ``posenc.*`` module (:class:`Refuse`),
+wherever a copy of it sits. No expected value, no code that computes one, not even the
+list of cases is here: the parent sends the inputs of one case at a time, after the
+answer to the one before, and compares the answers itself.
 
-- ``{"kind": "ready"}``: the cases are known; the solution is loaded next;
+File descriptor IN carries JSON lines from the parent:
+
+- ``{"kind": "call", "names": [...], "positional": P}``: how ``solve`` is called, the
+  first P arguments by position and the rest by name (the parent makes the plan from
+  the signature this process sent); or ``{"kind": "done"}`` when no case is run;
+- ``{"kind": "case", "case": N, "args": [...]}``: the inputs of case N, where each
+  ``{"npy": true}`` stands for a NumPy array, sent after the line as an ``.npy`` stream
+  (format 1.0, never pickled), in order; ints, floats, bools and lists are JSON;
+- ``{"kind": "done"}``: no case follows.
+
+File descriptor OUT carries JSON lines to the parent, in this order:
+
+- ``{"kind": "ready"}``: Python and NumPy are up; the solution is loaded next;
 - ``{"kind": "loaded", "signature": [...]}`` once the file is imported and defines a
-  callable ``solve``, with its parameters as ``_calls.read`` gives them (before any
-  case), or ``{"kind": "error", "error": {...}}`` if it cannot be loaded;
-- for case 1, 2, ... of the plan that ``_calls.plan`` makes from that signature (every
-  case, or those the shorter call is judged on, or none), in turn,
-  ``{"kind": "answer", "case": N, "answer": {...}}``, then the numbers as an ``.npy``
-  stream (format 1.0, never pickled) when the answer's ``"array"`` is true; or
-  ``{"kind": "error", "case": N, "error": {...}}`` when ``solve`` raised, after which
-  no case follows;
+  callable ``solve``, with its parameters as :func:`read` gives them, or ``{"kind":
+  "error", "error": {...}}`` if it cannot be loaded;
+- for each case received, ``{"kind": "answer", "case": N, "answer": {...}}``, then the
+  numbers as an ``.npy`` stream when the answer's ``"array"`` is true; or ``{"kind":
+  "error", "case": N, "error": {...}}`` when ``solve`` raised, after which no case
+  follows;
 - ``{"kind": "end", "printed": {"chars": ..., "head": ...}}``: what the solution printed.
 
-The parent (``_run``) makes the plan itself from the signature received, checks the order
-and the size of every message and compares every answer itself: a message here can make
-a solution fail, never pass.
+The parent checks the order and the size of every message: a message here can make a
+solution fail, never pass. The checker also imports this file as a module, for
+:func:`read`, :func:`failure` and :func:`record`, which it uses on a ``solve`` run in
+its own process.
 """
 
 from __future__ import annotations
 
+import sys
+
+if __name__ == "__main__":  # the worker: NumPy from the parent's folder, before any import
+    sys.path.append(sys.argv[1])
+
 import contextlib
 import importlib.machinery
 import importlib.util
+import inspect
 import io
 import json
 import os
 import reprlib
-import sys
 import traceback
-from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from posenc.exercises import _calls
+#: Why a solution under check cannot import posenc; the reader sees these words.
+REFUSED = "posenc cannot be imported by a solution under check: the checker's answers come from it"
+
+MOST_PARAMETERS = 64  # parameters sent; a signature with more is sent cut short
+LONGEST_NAME = 100  # characters kept of a parameter's name
 
 _SHORT = reprlib.Repr()
 _SHORT.maxstring = _SHORT.maxother = 60
@@ -47,6 +69,25 @@ _SHORT.maxlist = _SHORT.maxtuple = 6
 
 _MESSAGE = 2000  # characters kept of an error message, so that every line stays small
 _CHUNK = 1 << 20  # bytes per write of an answer's numbers
+
+
+class Refused(ImportError):
+    """An import of posenc by the solution: refused, with :data:`REFUSED` as its message."""
+
+
+class Refuse:
+    """A ``sys.meta_path`` finder that refuses ``posenc`` and its modules, before any other.
+
+    The checker's expected answers are computed by posenc, so a solution that could
+    import it could return them instead of its own. Without ``.pth`` files (``-S``) an
+    editable install is not on the path, but an installed copy sits beside NumPy, and a
+    checkout may sit in the solution's folder: this finder refuses them all.
+    """
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "posenc" or name.startswith("posenc."):
+            raise Refused(REFUSED, name=name)
+        return None  # not ours: the next finder looks
 
 
 class Sink(io.TextIOBase):
@@ -64,6 +105,26 @@ class Sink(io.TextIOBase):
             self.head += text[: self.keep - len(self.head)]
         self.chars += len(text)
         return len(text)
+
+
+def read(solve) -> list[dict] | None:
+    """The parameters of ``solve`` as plain data: name, kind, and whether it has a default.
+
+    None when the signature cannot be read. Runs in the worker, on the reader's object;
+    the parent checks what arrives (``_calls.checked``) and plans from it.
+    """
+    try:
+        parameters = list(inspect.signature(solve).parameters.values())
+    except Exception:  # a builtin without a signature, or an object whose signature breaks
+        return None
+    return [
+        {
+            "name": str(p.name)[:LONGEST_NAME],
+            "kind": p.kind.name,
+            "default": p.default is not inspect.Parameter.empty,
+        }
+        for p in parameters[:MOST_PARAMETERS]
+    ]
 
 
 def _line_in(error: BaseException, solution: Path) -> dict:
@@ -95,6 +156,8 @@ def failure(error: BaseException, solution: Path, stage: str, case: int | None) 
         info.update(kind="exit", message=_SHORT.repr(error.code))
     elif isinstance(error, MemoryError):
         info.update(kind="memory", message="")
+    elif isinstance(error, Refused):
+        info.update(kind="posenc", type="ImportError", message=REFUSED)
     else:
         try:
             message = str(error)[:_MESSAGE]
@@ -103,14 +166,6 @@ def failure(error: BaseException, solution: Path, stage: str, case: int | None) 
         info.update(kind="raised", message=message)
     info.update(_line_in(error, solution))
     return info
-
-
-def fresh(args: tuple) -> tuple:
-    """Copies of the arguments, so a solve that changes them changes nothing else."""
-    return tuple(
-        a.copy() if isinstance(a, np.ndarray) else list(a) if isinstance(a, list) else a
-        for a in args
-    )
 
 
 def record(value: object) -> tuple[dict, np.ndarray | None]:
@@ -164,6 +219,51 @@ class Channel:
         self._write(array.reshape(-1).view(np.uint8))  # C order, no copy
 
 
+class _Bytes:
+    """A stream seen through its ``read`` alone, so that NumPy reads it as bytes, not a file."""
+
+    def __init__(self, stream):
+        self.read = stream.read
+
+
+class Inputs:
+    """The reading end of the pipe from the parent: the call, then each case's inputs.
+
+    ``stream`` is a binary stream with ``readline`` and ``read``: the pipe, or in a
+    test the bytes that ``_run.inputs`` makes. The parent is trusted; a stream that
+    ends early is an ``EOFError``.
+    """
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def _message(self) -> dict:
+        line = self.stream.readline()
+        if not line.endswith(b"\n"):
+            raise EOFError("the checker's pipe ended in the middle of its inputs")
+        return json.loads(line)
+
+    def call(self) -> tuple[tuple[str, ...], int] | None:
+        """The names of the call's arguments and how many go by position; None if no case."""
+        message = self._message()
+        if message["kind"] == "done":
+            return None
+        return tuple(message["names"]), message["positional"]
+
+    def case(self) -> tuple[int, tuple] | None:
+        """The next case's number and arguments, or None when no case follows."""
+        message = self._message()
+        if message["kind"] == "done":
+            return None
+        args = tuple(
+            np.lib.format.read_array(_Bytes(self.stream), allow_pickle=False)
+            if isinstance(value, dict)
+            else value
+            for value in message["args"]
+        )
+        return message["case"], args
+
+
 def _load(solution: Path, channel: Channel):
     """Import the solution and return its ``solve``, or say why not and return None.
 
@@ -188,37 +288,47 @@ def _load(solution: Path, channel: Channel):
     return solve
 
 
-def _work(argv: Sequence[str]) -> None:
-    from posenc.exercises import exercise  # here: the parent imports this module first
+def _answer(solve, solution: Path, inputs: Inputs, channel: Channel) -> None:
+    """Call ``solve`` on each case received, in turn, and send each answer as it comes."""
+    call = inputs.call()
+    if call is None:
+        return
+    names, positional = call
+    while (case := inputs.case()) is not None:
+        number, args = case
+        keywords = dict(zip(names[positional:], args[positional:], strict=True))
+        try:
+            meta, array = record(solve(*args[:positional], **keywords))
+        except BaseException as error:
+            error = failure(error, solution, "solve", number)
+            channel.send({"kind": "error", "case": number, "error": error})
+            return
+        channel.answer(number, meta, array)
 
-    key, seed, solution, fd = argv
-    channel = Channel(int(fd))
-    e = exercise(key)
-    cases, make_plan = e.cases(int(seed)), _calls.plan  # before the solution can change them
+
+def _work(argv: list[str]) -> None:
+    solution, fd_in, fd_out = argv
+    sys.meta_path.insert(0, Refuse())  # before the solution, and before anything it runs
+    channel = Channel(int(fd_out))
+    os.set_inheritable(int(fd_in), False)
+    inputs = Inputs(os.fdopen(int(fd_in), "rb"))
     solution = Path(solution).resolve()
-    sys.dont_write_bytecode = True  # leave no __pycache__ beside the reader's file
+    with contextlib.suppress(ImportError):  # exit() and quit(), which -S leaves out
+        import site
+
+        site.setquit()
     channel.send({"kind": "ready"})
     sink = Sink()
     sys.stdout = sys.stderr = sink
     solve = _load(solution, channel)
     if solve is not None:
-        params = _calls.read(solve)
-        plan = make_plan(e, cases, params)
-        channel.send({"kind": "loaded", "signature": params})
-        for case in plan.cases:
-            try:
-                args, keywords = plan.call.split(fresh(case.args))
-                meta, array = record(solve(*args, **keywords))
-            except BaseException as error:
-                error = failure(error, solution, "solve", case.number)
-                channel.send({"kind": "error", "case": case.number, "error": error})
-                break
-            channel.answer(case.number, meta, array)
+        channel.send({"kind": "loaded", "signature": read(solve)})
+        _answer(solve, solution, inputs, channel)
     channel.send({"kind": "end", "printed": {"chars": sink.chars, "head": sink.head}})
 
 
-def work(argv: Sequence[str]) -> None:
-    """Run the solution on every case of the exercise; never returns.
+def work(argv: list[str]) -> None:
+    """Run the solution on every case the parent sends; never returns.
 
     A failure of the worker itself (the parent stopped reading, say) goes to the real
     standard error, which the parent keeps the end of, and gives exit status 1.
@@ -232,3 +342,7 @@ def work(argv: Sequence[str]) -> None:
             traceback.print_exc(file=sys.__stderr__)
     finally:
         os._exit(status)  # no waiting for the solution's threads or exit handlers
+
+
+if __name__ == "__main__":
+    work(sys.argv[2:])

@@ -1,20 +1,28 @@
 """Run a solution in a child process, under limits, and read its answers as they come.
 
 :func:`run` starts the supervisor (``_supervise.py``, standard library only), which starts
-the worker (``_child.work``) in a session of its own with limits on CPU time and
-memory, and kills everything below it when the worker ends or when it is told to stop.
-Three threads here read three pipes: the worker's messages (the channel, see
-``_child``), the end of its standard error, and the supervisor's two report lines.
+the worker (``_child.py``, standard library and NumPy only, run as a script) in a session
+of its own with limits on CPU time and memory, and kills everything below it when the
+worker ends or when it is told to stop. Three threads here read three pipes: the
+worker's messages (the channel, see ``_child``), the end of its standard error, and the
+supervisor's two report lines. The channel's thread also writes to a fourth pipe, the
+worker's inputs.
+
+The worker holds no answer and cannot import posenc. The message that the solution
+loaded carries the signature of its ``solve``, and this process makes the plan from it
+(``_calls.plan``): which cases the answers must come for, in which order. It then sends
+the call and the inputs of case 1 (:func:`inputs`: JSON, and arrays as ``.npy``
+streams), reads the answer, sends case 2, and so on: one side writes while the other
+reads, so neither waits on the other with a full pipe. The writes do not block: a
+worker that stops reading leaves this thread free to see the time limit, and one that
+has died (a broken pipe) leaves its last messages to be read and the check to fail.
 
 The channel is read in order, a message at a time, with a cap on each: a JSON line of at
 most 64 KiB, an ``.npy`` header of at most 4 KiB, and numbers of at most 16 times the
-bytes of the expected answer plus 1 MiB. The message that the solution loaded carries
-the signature of its ``solve``, and this process makes the plan from it
-(``_calls.plan``): which cases the answers must come for, in which order. An answer
-whose header announces more numbers than its cap is refused from its header alone (it is
-then judged by its shape) and the worker is stopped. Nothing from the child is unpickled
-or trusted: a message that is malformed, out of order or not numbers ends the reading,
-and the check fails.
+bytes of the expected answer plus 1 MiB. An answer whose header announces more numbers
+than its cap is refused from its header alone (it is then judged by its shape) and the
+worker is stopped. Nothing from the child is unpickled or trusted: a message that is
+malformed, out of order or not numbers ends the reading, and the check fails.
 
 On every way out of :func:`run` (the answers read, the time limit, an exception,
 Ctrl-C) the supervisor is told to stop and is waited for; if it does not end within
@@ -29,6 +37,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import dataclasses
+import io
 import json
 import math
 import os
@@ -47,13 +56,10 @@ from posenc.exercises import _calls
 from posenc.exercises._base import Case, Exercise
 
 SUPERVISOR = Path(__file__).resolve().with_name("_supervise.py")
+CHILD = Path(__file__).resolve().with_name("_child.py")
 
-# The worker puts the directory that holds this copy of posenc first on its path, so it
-# imports the same posenc as the parent and never a posenc.py in the current directory.
-CHILD = (
-    "import sys; sys.path[0] = sys.argv[1]; "
-    "from posenc.exercises._child import work; work(sys.argv[2:])"
-)
+#: The folder that holds this process's NumPy: the one folder the worker adds to its path.
+NUMPY = str(Path(np.__file__).parent.parent)
 
 GRACE = 5.0  # seconds the supervisor has to stop everything before it is killed
 KEPT_STDERR = 4000  # bytes kept of the end of the worker's standard error
@@ -128,6 +134,63 @@ class _Pipe:
         return os.readv(self.fd, [view])
 
 
+class _Feed:
+    """The writing end of the pipe to the worker, written without blocking.
+
+    A write waits for room in the pipe a tenth of a second at a time, so that the
+    thread sees ``stop``. A worker that has gone (``BrokenPipeError``) is not an error
+    here: nothing more is sent, and what it sent before is still read.
+    """
+
+    def __init__(self, fd: int, stop: threading.Event):
+        self.fd, self.stop, self.gone = fd, stop, False
+        os.set_blocking(fd, False)
+        self._poll = select.poll()
+        self._poll.register(fd, select.POLLOUT)  # an error, the reader gone, is reported too
+
+    def send(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view and not self.gone:
+            ready = self._poll.poll(100)
+            if self.stop.is_set():
+                raise _Stopped
+            if not ready:
+                continue
+            try:
+                view = view[os.write(self.fd, view) :]
+            except BlockingIOError:  # the room was taken: wait again
+                continue
+            except BrokenPipeError:
+                self.gone = True
+
+
+def _plain(value: object) -> bool:
+    return type(value) in (bool, int, float)
+
+
+def inputs(number: int, args: tuple) -> bytes:
+    """The inputs of case ``number`` as the worker reads them (``_child.Inputs.case``).
+
+    One JSON line, then each NumPy array as an ``.npy`` stream (format 1.0), in order;
+    ints, floats, bools and lists of them travel in the line itself, which keeps their
+    Python types (``json`` writes a float so that it reads back exactly). Anything else
+    is a TypeError: an exercise whose cases need more must teach both sides first.
+    """
+    values, streams = [], []
+    for value in args:
+        if isinstance(value, np.ndarray) and value.dtype.kind in NUMBERS:
+            stream = io.BytesIO()
+            np.lib.format.write_array(stream, value, version=(1, 0), allow_pickle=False)
+            values.append({"npy": True})
+            streams.append(stream.getvalue())
+        elif _plain(value) or (type(value) is list and all(_plain(v) for v in value)):
+            values.append(value)
+        else:
+            raise TypeError(f"the checker cannot send the worker a {type(value).__name__}")
+    line = json.dumps({"kind": "case", "case": number, "args": values}) + "\n"
+    return b"".join([line.encode(), *streams])
+
+
 def _text(value: object, default: str = "", limit: int = 2000) -> str:
     return value[:limit] if isinstance(value, str) else default
 
@@ -191,8 +254,9 @@ def _header(text: str) -> tuple[tuple[int, ...], bool, np.dtype]:
 class _Channel:
     """Reads the worker's messages in order into a :class:`Run`, with a cap on each."""
 
-    def __init__(self, fd: int, e: Exercise, cases: list[Case], finished: threading.Event):
-        self.pipe, self.e, self.cases, self.finished = _Pipe(fd), e, cases, finished
+    def __init__(self, fds: tuple[int, int], e: Exercise, cases: list[Case], finished):
+        self.pipe, self.e, self.cases, self.finished = _Pipe(fds[0]), e, cases, finished
+        self.feed = _Feed(fds[1], self.pipe.stop)  # the worker's inputs
         self.run, self.lock = Run(loaded=False), threading.Lock()
         self.buffer = bytearray()
         self.over = False  # reading has ended
@@ -292,7 +356,12 @@ class _Channel:
             raise _Broken(str(why)) from None
         plan = _calls.plan(self.e, self.cases, params)  # the cases decided here, not there
         self._set(loaded=True, plan=plan)
-        for number, cap in enumerate(_caps(self.e, plan.cases), start=1):
+        if plan.call is not None:
+            call = {"kind": "call", "names": plan.call.names, "positional": plan.call.positional}
+            self.feed.send(json.dumps(call).encode() + b"\n")
+        caps = _caps(self.e, plan.cases)
+        for number, (case, cap) in enumerate(zip(plan.cases, caps, strict=True), start=1):
+            self.feed.send(inputs(number, case.args[: len(plan.call.names)]))
             message = self._message()
             if message["kind"] == "end":
                 return self._end(message)
@@ -309,6 +378,7 @@ class _Channel:
             if shape is not None and array is None:
                 self.stop_worker = True  # far too large: stop it before it sends more
                 return None
+        self.feed.send(b'{"kind": "done"}\n')
         return self._end(self._message())
 
     def _end(self, message: dict) -> None:
@@ -406,21 +476,22 @@ def _stop(supervisor: subprocess.Popen | None, watcher: _Watcher, thread: thread
             os.killpg(watcher.worker, signal.SIGKILL)
 
 
-def run(e: Exercise, cases: list[Case], solution: Path, *, timeout, seed, memory) -> Run:
+def run(e: Exercise, cases: list[Case], solution: Path, *, timeout, memory) -> Run:
     """Run ``solution`` on ``cases``: ``timeout`` seconds, ``memory`` MB, CPU to match."""
-    root = str(Path(__file__).resolve().parents[2])  # the directory that holds posenc/
     cpu = cpu_seconds(timeout)
     answers_r, answers_w = os.pipe()
+    inputs_r, inputs_w = os.pipe()
     errors_r, errors_w = os.pipe()
     status_r, status_w = os.pipe()
     finished = threading.Event()
-    channel = _Channel(answers_r, e, cases, finished)
+    channel = _Channel((answers_r, inputs_w), e, cases, finished)
     tail, watcher = _Tail(errors_r), _Watcher(status_r, finished)
     readers = (channel, tail, watcher)
     threads = [threading.Thread(target=reader, daemon=True) for reader in readers]
-    worker = [sys.executable, "-c", CHILD, root, e.key, str(seed), str(solution)]
+    worker = [sys.executable, "-I", "-S", "-B", str(CHILD), NUMPY, str(solution)]
+    worker += [str(inputs_r), str(answers_w)]
     command = [sys.executable, "-I", "-S", str(SUPERVISOR), str(os.getpid()), str(cpu)]
-    command += [str(memory << 20), str(answers_w), "--", *worker, str(answers_w)]
+    command += [str(memory << 20), f"{inputs_r},{answers_w}", "--", *worker]
     supervisor, timed_out = None, False
     try:
         try:
@@ -429,11 +500,11 @@ def run(e: Exercise, cases: list[Case], solution: Path, *, timeout, seed, memory
                 stdin=subprocess.DEVNULL,
                 stdout=status_w,
                 stderr=errors_w,
-                pass_fds=(answers_w,),
+                pass_fds=(inputs_r, answers_w),
                 start_new_session=True,  # Ctrl-C in a terminal reaches this process only
             )
         finally:
-            for fd in (answers_w, errors_w, status_w):
+            for fd in (inputs_r, answers_w, errors_w, status_w):
                 os.close(fd)  # the children hold them now: the pipes end when they do
         deadline = time.monotonic() + timeout
         for thread in threads:
@@ -448,6 +519,8 @@ def run(e: Exercise, cases: list[Case], solution: Path, *, timeout, seed, memory
                 thread.join(1.0)
             if not thread.is_alive():
                 os.close(reader.pipe.fd)
+        if not threads[0].is_alive():
+            os.close(channel.feed.fd)
     result = channel.snapshot()
     result.timed_out = timed_out
     result.returncode = _number((watcher.report or {}).get("returncode"))

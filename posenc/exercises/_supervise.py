@@ -1,12 +1,13 @@
 """The checker's supervisor: run one command so that nothing it starts outlives it.
 
-The checker runs this file as a script, ``python -I -S _supervise.py PARENT CPU MEMORY FD
--- COMMAND...``, so that it starts fast and imports the standard library only. It runs
-COMMAND (the worker) in a session of its own, with its standard input and output on
-``/dev/null``, its standard error shared, file descriptor FD left open for it, and these
-limits: CPU seconds (``RLIMIT_CPU``: CPU soft, CPU + 1 hard), bytes of address space
-(``RLIMIT_AS``: MEMORY) and no core file (``RLIMIT_CORE`` 0); the BLAS libraries get one
-thread each, so that NumPy fits the memory limit and spares the other cores.
+The checker runs this file as a script, ``python -I -S _supervise.py PARENT CPU MEMORY
+FDS -- COMMAND...``, so that it starts fast and imports the standard library only. It
+runs COMMAND (the worker) in a session of its own, with its standard input and output on
+``/dev/null``, its standard error shared, the file descriptors FDS (numbers separated by
+commas: the worker's inputs and its channel) left open for it, and these limits: CPU
+seconds (``RLIMIT_CPU``: CPU soft, CPU + 1 hard), bytes of address space (``RLIMIT_AS``:
+MEMORY) and no core file (``RLIMIT_CORE`` 0); the BLAS libraries get one thread each, so
+that NumPy fits the memory limit and spares the other cores.
 
 On Linux it is a child subreaper (``prctl(PR_SET_CHILD_SUBREAPER)``): every process the
 worker starts stays below it, even one whose parent has exited or that called
@@ -172,7 +173,8 @@ def _kill_all(worker: int | None, linux: bool, ended: dict[int, int]) -> bool:
 
 def main(argv: list[str]) -> None:
     """Run the worker, wait for it or for a signal, kill all that is left, report, exit."""
-    parent, cpu, memory, keep = (int(a) for a in argv[:4])
+    parent, cpu, memory = (int(a) for a in argv[:3])
+    keep = tuple(int(fd) for fd in argv[3].split(","))
     command = argv[5:]  # after "--"
     worker, ended, linux = None, {}, False
     for number in STOP_SIGNALS:
@@ -190,14 +192,15 @@ def main(argv: list[str]) -> None:
                 command,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
-                pass_fds=(keep,),
+                pass_fds=keep,
                 start_new_session=True,
                 preexec_fn=_limits(cpu, memory, mask),
                 env=env,
             ).pid
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-        os.close(keep)
+        for fd in keep:
+            os.close(fd)
         _say({"worker": worker})
         _wait(worker, ended)
     except Stop:

@@ -37,7 +37,7 @@ import numpy as np
 
 from posenc.exercises import _calls, _run
 from posenc.exercises._base import TOLERANCE, Case, Exercise, Mistake
-from posenc.exercises._child import failure, fresh, record
+from posenc.exercises._child import failure, record
 from posenc.exercises._run import Answer, Run
 
 #: Default time limit, in seconds, for loading a solution and answering every case.
@@ -221,6 +221,12 @@ def _memory_text(memory: int | None) -> str:
     )
 
 
+_OWN_CODE = (
+    "Write that part yourself; to build on another exercise (E1's table in E3, say), copy "
+    "your own solve of it into this file."
+)
+
+
 def _error_text(e: Exercise, name: str, error: dict, cases: list[Case], memory, call) -> str:
     """One paragraph on a solution that could not load, or whose solve did not return."""
     at = ""
@@ -254,6 +260,8 @@ def _error_text(e: Exercise, name: str, error: dict, cases: list[Case], memory, 
             )
         if kind == "memory":
             return f"Loading {name} ran out of memory{at}. " + _memory_text(memory)
+        if kind == "posenc":
+            return f"Loading {name} raised ImportError: {_trim(message)}{at}. {_OWN_CODE}"
         return (
             f"Loading {name} raised {error['type']}: {_trim(message)}{at}. The "
             "code outside solve runs when the checker imports the file. Fix it and check "
@@ -267,6 +275,8 @@ def _error_text(e: Exercise, name: str, error: dict, cases: list[Case], memory, 
         )
     if kind == "memory":
         return f"{words}: solve ran out of memory (MemoryError){at}. " + _memory_text(memory)
+    if kind == "posenc":
+        return f"{words}: solve raised ImportError: {_trim(message)}{at}. {_OWN_CODE}"
     text = f"{words}: solve raised {error['type']}: {_trim(message)}{at}."
     if not error.get("line") and error["type"] == "TypeError":
         calls = e.signature if call is None else call.words
@@ -389,8 +399,16 @@ def check(
     """
     timeout, memory = limits(timeout, memory)
     cases = e.cases(seed)
-    run = _run.run(e, cases, solution, timeout=timeout, seed=seed, memory=memory)
+    run = _run.run(e, cases, solution, timeout=timeout, memory=memory)
     return judge(e, cases, run, name=solution.name, timeout=timeout, seed=seed, memory=memory)
+
+
+def _fresh(args: tuple) -> tuple:
+    """Copies of the arguments, so a solve that changes them changes no case."""
+    return tuple(
+        a.copy() if isinstance(a, np.ndarray) else list(a) if isinstance(a, list) else a
+        for a in args
+    )
 
 
 def check_function(e: Exercise, solve, *, seed: int = 0) -> Report:
@@ -409,7 +427,7 @@ def check_function(e: Exercise, solve, *, seed: int = 0) -> Report:
         warnings.simplefilter("always")
         for case in plan.cases:
             try:
-                args, keywords = plan.call.split(fresh(case.args))
+                args, keywords = plan.call.split(_fresh(case.args))
                 meta, array = record(solve(*args, **keywords))
             except Exception as error:
                 run.error = failure(error, source, "solve", case.number)
