@@ -9,11 +9,10 @@ passes, 1 when one does not, 2 on bad input (``posenc: error: ...`` on one line,
 from __future__ import annotations
 
 import argparse
-import math
-from pathlib import Path
 from typing import TextIO
 
 from posenc import _validate, exercises
+from posenc.exercises.checker import LONGEST, SOLUTION_LIMIT
 
 __all__ = ["add_parser"]
 
@@ -34,10 +33,18 @@ examples:
   posenc exercise check E1 my_solution.py --memory 4096
 
 limits of check: your solve runs with a time limit (--timeout), a CPU-time limit to
-match and a memory limit (--memory); no process it starts outlives the check
+match and a memory limit (--memory); no process it starts outlives the check. It
+runs in a process that holds no answer and cannot import posenc: the answers are
+compared in this one
 
 exit status of check: 0 when every case passes, 1 when one does not, 2 on bad input
 """
+
+
+def _keys() -> str:
+    """The exercises as a range, 'E1 to E7', from the list itself."""
+    keys = list(exercises.EXERCISES)
+    return f"{keys[0]} to {keys[-1]}"
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -53,7 +60,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     listing = actions.add_parser("list", help="list the exercises")
     listing.set_defaults(run=_run_exercise_list)
     show = actions.add_parser("show", help="print the task of an exercise")
-    show.add_argument("exercise", metavar="EXERCISE", help="E1 to E5")
+    show.add_argument("exercise", metavar="EXERCISE", help=_keys())
     show.set_defaults(run=_run_exercise_show)
     check = actions.add_parser(
         "check",
@@ -61,25 +68,31 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         description="Run the solve of FILE on every case of EXERCISE and report.",
         epilog="exit status: 0 when every case passes, 1 when one does not, 2 on bad input",
     )
-    check.add_argument("exercise", metavar="EXERCISE", help="E1 to E5")
-    check.add_argument("file", metavar="FILE", help="your Python file, which defines solve")
+    check.add_argument("exercise", metavar="EXERCISE", help=_keys())
+    check.add_argument(
+        "file",
+        metavar="FILE",
+        help=f"your Python file, which defines solve (at most {SOLUTION_LIMIT >> 20} MB)",
+    )
     check.add_argument(
         "--timeout",
         type=float,
         default=exercises.TIMEOUT,
         metavar="SECONDS",
-        help=f"time allowed for all the cases together (default {exercises.TIMEOUT:g})",
+        help=f"time allowed for all the cases together, above 0 and at most {LONGEST} "
+        f"(default {exercises.TIMEOUT:g})",
     )
     check.add_argument(
         "--seed", type=int, default=0, help="draws other unseen cases (an integer >= 0; default 0)"
     )
-    low, _ = exercises.checker.MEMORY_RANGE
+    low, high = exercises.checker.MEMORY_RANGE
     check.add_argument(
         "--memory",
         type=int,
         default=exercises.MEMORY,
         metavar="MB",
-        help=f"memory your solution may use, in MB from {low} (default {exercises.MEMORY})",
+        help=f"memory your solution may use, in MB from {low} to {high} "
+        f"(default {exercises.MEMORY})",
     )
     check.set_defaults(run=_run_exercise_check)
 
@@ -96,18 +109,11 @@ def _run_exercise_show(args: argparse.Namespace, stdout: TextIO) -> int:
 
 def _run_exercise_check(args: argparse.Namespace, stdout: TextIO) -> int:
     exercise = exercises.exercise(args.exercise)
-    if not (math.isfinite(args.timeout) and args.timeout > 0):
-        raise ValueError(f"timeout must be a number of seconds > 0, got {args.timeout!r}")
     seed = _validate.integer("seed", args.seed)
     timeout, memory = exercises.checker.limits(args.timeout, args.memory)
-    path = Path(args.file)
-    if path.is_dir():
-        raise ValueError(f"cannot read {args.file!r}: it is a directory, not a Python file")
-    try:
-        path.read_bytes()
-    except OSError as error:
-        raise ValueError(f"cannot read {args.file!r}: {error.strerror or error}") from None
-    report = exercises.check(exercise.key, path, timeout=timeout, seed=seed, memory=memory)
+    # The file is judged before anything runs: a FIFO, a device, a directory or a file
+    # above the size limit is one line and exit status 2 (ValueError, in posenc.cli).
+    report = exercises.check(exercise.key, args.file, timeout=timeout, seed=seed, memory=memory)
     stdout.write(report.text)
     stdout.flush()
     return EXIT_PASSED if report.passed else EXIT_NOT_PASSED

@@ -641,8 +641,13 @@ def test_end_to_end_the_classic_two_argument_solution_passes(ends):
 def test_end_to_end_the_real_fault_is_told_whatever_the_signature(ends):
     hangs, raises, prints = (words(ends[name].text) for name in ("hangs", "raises", "prints"))
     assert not ends["hangs"].passed and "did not finish within 3 s" in hangs
-    assert "it was still in case 1 of 7 (a worked example), solve(3, 4)" in hangs or (
-        "it was still loading my_hangs.py" in hangs  # a loaded machine: NumPy still importing
+    assert any(  # on a loaded machine the worker may still be starting when time runs out
+        doing in hangs
+        for doing in (
+            "it was still in case 1 of 7 (a worked example), solve(3, 4)",
+            "it was still loading my_hangs.py",
+            "Python and NumPy were still starting, before it loaded my_hangs.py",
+        )
     )
     assert not ends["raises"].passed
     assert (

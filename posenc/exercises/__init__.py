@@ -52,6 +52,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from posenc import _files
 from posenc.exercises import checker
 from posenc.exercises._base import TOLERANCE, Case, Exercise, Mistake
 from posenc.exercises.checker import MEMORY, TIMEOUT, Report
@@ -139,22 +140,24 @@ def check(
     """Run a reader's ``solve`` on every case of an exercise and judge the answers.
 
     The file runs in a child process, in a session of its own, with a time limit, a
-    CPU-time limit to match and a memory limit. The child and every process it starts
-    are stopped before this returns or raises (Ctrl-C included). A pass needs an
-    answer to every case, each compared here with the expected value.
+    CPU-time limit to match and a memory limit. That process holds no expected value and
+    cannot import posenc: it is sent the inputs of each case, and a pass needs an answer
+    to every case, each compared here with the expected value. The child and every
+    process it starts are stopped before this returns or raises (Ctrl-C included).
 
     Parameters
     ----------
     name : str
         The exercise: 'E1' to 'E7' (see :func:`exercise`).
     solution : path
-        A Python file that defines ``solve``.
+        A Python file that defines ``solve``: a regular file of at most 1 MB
+        (``checker.SOLUTION_LIMIT``), or a ValueError before anything runs.
     timeout : float, optional
-        Seconds allowed for loading the file and answering every case.
+        Seconds allowed for loading the file and answering every case, at most a day.
     seed : int, optional
         Draws the unseen cases; the worked examples are always those of the page.
     memory : int, optional
-        MB (2**20 bytes) of address space the child may use, from 256 up.
+        MB (2**20 bytes) of address space the child may use, from 256 to 2**24.
 
     Returns
     -------
@@ -163,5 +166,10 @@ def check(
         problem, and a hint when the answers match a known mistake; ``judged`` and
         ``skipped`` count the cases run and those not run for the signature of solve.
     """
-    e, path = exercise(name), Path(solution).resolve()
+    e = exercise(name)
+    timeout, memory = checker.limits(timeout, memory)
+    shown = repr(os.fspath(solution))
+    with _files.open_regular(solution, limit=checker.SOLUTION_LIMIT, what=shown):
+        pass  # a FIFO or a device would block or never end: refused here, before any process
+    path = Path(solution).resolve()
     return checker.check(e, path, timeout=timeout, seed=seed, memory=memory)

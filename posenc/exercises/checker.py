@@ -49,6 +49,13 @@ MEMORY = 2048
 #: The memory limits accepted, in MB: below the least, Python and NumPy cannot start.
 MEMORY_RANGE = (256, 2**24)
 
+#: The longest time limit accepted, in seconds: a day. The CPU-time limit follows it, and
+#: the operating system takes no number as large as any float.
+LONGEST = 86400
+
+#: The largest solution file accepted, in bytes: a solution is a small Python file.
+SOLUTION_LIMIT = 1 << 20
+
 _WRAP = 78  # columns of the report's paragraphs: an 80-column terminal, or a page
 
 
@@ -68,11 +75,22 @@ class Report:
 
 
 def limits(timeout: object, memory: object) -> tuple[float, int]:
-    """The time limit in seconds and the memory limit in MB, checked; or a clear error."""
+    """The time limit in seconds and the memory limit in MB, checked; or a clear error.
+
+    Examples
+    --------
+    >>> limits(2.5, 512)
+    (2.5, 512)
+    >>> limits(1e308, 512)
+    Traceback (most recent call last):
+    ...
+    ValueError: timeout must be a number of seconds above 0 and at most 86400, got 1e+308
+    """
+    message = f"timeout must be a number of seconds above 0 and at most {LONGEST}, got {timeout!r}"
     if isinstance(timeout, bool) or not isinstance(timeout, numbers.Real):
-        raise TypeError(f"timeout must be a number of seconds > 0, got {timeout!r}")
-    if not (math.isfinite(timeout) and timeout > 0):
-        raise ValueError(f"timeout must be a number of seconds > 0, got {timeout!r}")
+        raise TypeError(message)
+    if not (math.isfinite(timeout) and 0 < timeout <= LONGEST):
+        raise ValueError(message)
     low, high = MEMORY_RANGE
     message = f"memory must be a whole number of MB from {low} to {high}, got {memory!r}"
     if isinstance(memory, bool) or not isinstance(memory, numbers.Integral):
@@ -319,7 +337,9 @@ def _missing_text(e: Exercise, name: str, run: Run, cases: list[Case], allowed) 
     if run.error is not None:
         return _error_text(e, name, run.error, cases, memory, call)
     in_case = _case(e, missing, len(cases), call).replace("Case", "case", 1)
-    if not run.loaded:
+    if not run.ready:
+        doing = f"Python and NumPy were still starting, before it loaded {name}"
+    elif not run.loaded:
         doing = f"it was still loading {name} (the code outside solve)"
     elif answered:
         doing = f"it stopped answering after case {answered}, in {in_case}"
