@@ -2,8 +2,9 @@
 
 The subcommand reads a table from a file (.npy, .npz, .csv or .pt), runs
 :func:`posenc.identify.identify` and prints a short report, or JSON with ``--json``.
-Exit status: 0 when a convention explains the table within its error model, 1 when
-none does (the closest is still printed), 2 for a file that cannot be read as a table
+Exit status: 0 when a convention explains the table within its error model and the table
+holds the evidence to name it, 1 when none does or the table cannot decide (the closest
+is still printed, with the reason), 2 for a file that cannot be read as a table
 (``posenc: error: ...`` on one line, from ``posenc.cli.main``). The ``--json`` output
 is :meth:`posenc.identify.Identification.as_dict` with the file name added.
 """
@@ -15,7 +16,7 @@ import json
 from typing import TextIO
 
 from posenc.conventions import CONVENTIONS
-from posenc.identify import Identification, identify, load_table
+from posenc.identify import LEVEL_BITS, Identification, identify, load_table
 
 __all__ = ["add_parser", "run"]
 
@@ -34,6 +35,13 @@ convention's exact formula, within an error model of its precision path: "rounde
 difference grows like position x ulp. Then posenc's emulation of the library's own
 operations that comes closest is shown: bit-identical, or how far it is.
 
+A fit is named only when it is evidence: far from position 0 in a low precision the
+error model allows a whole sine, and random values would fit it too. The bounds are
+counted in bits (how unlikely random values are to fall within them), and a structure
+is named when they hold more bits than it takes to name it among all that are searched,
+when its first position is told from its neighbours, and when no other structure fits
+as well. Otherwise the answer is "cannot tell", with the reason.
+
 files:
   .npy          the array
   .npz          its only array, or the one named by --key
@@ -42,8 +50,8 @@ files:
   .pt, .pth     a tensor, or the tensor named by --key in a saved dictionary (needs
                 PyTorch)
 
-exit status: 0 identified, 1 no convention explains the table (the closest is shown),
-2 the file cannot be read as a table
+exit status: 0 identified, 1 no convention explains the table or the table cannot decide
+(the closest is shown, with the reason), 2 the file cannot be read as a table
 
 examples:
   posenc table --length 100 --width 64 --format npy -o t.npy && posenc identify t.npy
@@ -231,7 +239,11 @@ def _run_weights(args: argparse.Namespace, stdout: TextIO) -> int:
 def report(result: Identification, name: str) -> str:
     """The short text report of an identification."""
     rows, cols = result.rows, result.columns[1] - result.columns[0]
-    head = "identified" if result.matched else "not identified; closest"
+    head = {
+        "identified": "identified",
+        "cannot tell": "cannot tell; it fits",
+        "not identified": "not identified; closest",
+    }[result.verdict]
     lines = [
         f"{name}: {rows} rows x {cols} columns, {result.dtype} values",
         f"{head}: {result.convention} ({CONVENTIONS[result.convention].title})",
@@ -239,6 +251,14 @@ def report(result: Identification, name: str) -> str:
         f"  largest difference from the formula {_number(result.residual)}: "
         f"{_number(result.fit)} of the {result.model} model's bound",
     ]
+    if result.fits:
+        lines.append(
+            f"  evidence: {result.evidence.bits:.0f} bits, {result.evidence.needed:.0f} needed"
+            " (random values are named at most once in 2**"
+            f"{LEVEL_BITS})"
+        )
+    lines.extend(f"  cannot tell: {why}" for why in result.undecided)
+    lines.extend(f"  assumed: {what}" for what in result.assumed)
     if result.equivalent:
         lines.append(f"  cannot be told apart here: {', '.join(result.equivalent)}")
     if result.emulation is not None:

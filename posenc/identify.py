@@ -112,7 +112,16 @@ from posenc import _validate, conventions, encoding
 from posenc._files import load_table
 from posenc.precision import FORMATS, round_to, ulp
 
-__all__ = ["MODELS", "Candidate", "Emulation", "Identification", "identify", "load_table"]
+__all__ = [
+    "LEVEL_BITS",
+    "MODELS",
+    "Candidate",
+    "Emulation",
+    "Evidence",
+    "Identification",
+    "identify",
+    "load_table",
+]
 
 _TWO_PI = 2 * math.pi
 
@@ -200,17 +209,49 @@ class Emulation:
     identical: bool
 
 
+#: The three verdicts of :func:`identify`.
+IDENTIFIED, UNDECIDED, NOT_IDENTIFIED = "identified", "cannot tell", "not identified"
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """How much the table says for the named structure, in bits.
+
+    Attributes
+    ----------
+    bits : float
+        ``-log2`` of the chance that a table of random values (uniform in [-1, 1], or
+        pairs at random angles) lies within the error model's bounds of the structure,
+        entry by entry: 0 when the bounds allow anything.
+    needed : float
+        The bits a structure needs before it is named: ``LEVEL_BITS`` (a chance of one
+        in about a million that random values are identified at all) plus the length
+        of a code that names this structure among all that are searched.
+    """
+
+    bits: float
+    needed: float
+
+
 @dataclass(frozen=True)
 class Identification:
     """What :func:`identify` found: the structure, the error model, the precision path.
 
-    :meth:`as_dict` gives the JSON of ``posenc identify --json`` (``schema`` 2).
+    :meth:`as_dict` gives the JSON of ``posenc identify --json`` (``schema`` 3).
 
     Attributes
     ----------
+    verdict : {"identified", "cannot tell", "not identified"}
+        "identified" when the best structure lies within its error model's bound at
+        every entry, the table holds the evidence to name it (``evidence``), its first
+        position is told from its neighbours, and no other structure with the evidence
+        to be named fits as well. "cannot tell" when it fits but one of these fails
+        (``undecided`` says which). "not identified" when nothing fits.
     matched : bool
-        True when the best structure lies within its error model's bound of the table
-        at every entry (``fit <= 1``).
+        ``verdict == "identified"``.
+    fits : bool
+        The best structure lies within its error model's bound at every entry
+        (``fit <= 1``), whether or not the table can decide.
     convention, base, start, width, columns, residual, model, fit
         The best candidate (see :class:`Candidate`); when ``matched`` is false, the
         closest one.
@@ -219,8 +260,16 @@ class Identification:
     rows : int
         Number of rows of the table: positions ``start .. start + rows - 1``.
     dtype : str
-        The precision guessed from the values: ``"bfloat16"``, ``"float16"``,
-        ``"float32"`` or ``"float64"`` (the narrowest format holding every value).
+        The storage type of the explanation: the array's own type, or the narrowest
+        format that holds every value when that explains the table better
+        (``"bfloat16"``, ``"float16"``, ``"float32"`` or ``"float64"``).
+    evidence : Evidence
+        The bits of evidence for the best structure, and the bits it needs.
+    undecided : tuple of str
+        Why the data cannot decide, when the verdict is "cannot tell".
+    assumed : tuple of str
+        What was assumed where these rows cannot decide (a base, when other bases fit
+        them as well).
     equivalent : tuple of str
         Other conventions with the same base, first position and columns whose formula
         and error model also explain the table: on these rows it cannot tell them apart.
@@ -233,7 +282,9 @@ class Identification:
         A few sentences for a reader.
     """
 
+    verdict: str
     matched: bool
+    fits: bool
     convention: str
     base: float
     start: int
@@ -245,6 +296,9 @@ class Identification:
     tolerance: float
     rows: int
     dtype: str
+    evidence: Evidence
+    undecided: tuple[str, ...]
+    assumed: tuple[str, ...]
     equivalent: tuple[str, ...]
     emulation: Emulation | None
     alternatives: tuple[Candidate, ...]
@@ -252,8 +306,13 @@ class Identification:
 
     def as_dict(self) -> dict[str, Any]:
         """The result as plain JSON-ready data (infinite numbers become ``None``)."""
-        data = {"schema": 2, **asdict(self)}
+        data = {"schema": 3, **asdict(self)}
         data["columns"] = list(self.columns)
+        data["undecided"] = list(self.undecided)
+        data["assumed"] = list(self.assumed)
+        data["evidence"] = {
+            k: round(v, 1) if math.isfinite(v) else None for k, v in data["evidence"].items()
+        }
         data["equivalent"] = list(self.equivalent)
         data["alternatives"] = [
             {
@@ -616,6 +675,80 @@ def _bound(model: str, exact: np.ndarray, angle: np.ndarray, log_speed: np.ndarr
 
 
 # --------------------------------------------------------------------------------------
+# Evidence: could a table that is not a position code have fitted as well?
+
+#: The chance, at most, that a table of random values is identified: ``2**-LEVEL_BITS``.
+LEVEL_BITS = 20
+
+#: Widest table a column slice is read from (:func:`_column_slices`).
+_MAX_SLICE_WIDTH = 2**20
+
+#: Decimal exponents a base may have: bases from 1 to about 1e304 (``ln(base) < 700``).
+_BASE_DECADES = 305
+
+
+@functools.lru_cache(maxsize=256)
+def _pair_columns(name: str, width: int, first: int, cols: int):
+    """Columns of the table that hold a pair's sine, its cosine, and columns with no pair.
+
+    The columns are ``first .. first + cols - 1`` of the convention's table of ``width``;
+    a pair cut by the slice, an odd width's extra column and a zero column have no pair.
+    """
+    layout = _layout(name, width, first, cols)
+    paired = np.zeros(cols, dtype=bool)
+    paired[layout.sines] = paired[layout.cosines] = True
+    return layout.sines, layout.cosines, np.flatnonzero(~paired)
+
+
+def _evidence(bound: np.ndarray, sines, cosines, lone) -> float:
+    """Bits of evidence in a model's bounds: ``-log2`` of the chance that noise fits them.
+
+    Two kinds of noise are weighed, each independent from pair to pair: values drawn
+    uniformly from [-1, 1] (the chance that one lands within ``b`` of a given value is
+    at most ``b``), and pairs ``(sin a, cos a)`` at uniformly random angles ``a`` (within
+    ``b`` of the pair's value in both columns only if ``a`` is within about ``b`` of the
+    angle, a share ``b / pi`` of the turn). So a pair whose entries are allowed ``b_s``
+    and ``b_c`` counts ``-log2 min(1, max(b_s, b_c))`` bits, and a column without a pair
+    ``-log2 min(1, b)`` per entry. A bound of 1 or more is worth nothing: at a far
+    position in a low precision, where the error model allows a whole sine, the table
+    carries no evidence at all.
+    """
+    b = np.minimum(bound, 1.0)  # (n, k), > 0
+    pair = np.maximum(b[:, sines], b[:, cosines])  # (n, p)
+    return float(-np.log2(pair).sum() - np.log2(b[:, lone]).sum())
+
+
+def _base_bits(base: float) -> float:
+    """Bits to name a base that is not the convention's: its digits and decimal exponent."""
+    digits = _significant_digits(base)
+    return digits + math.log2(9 * 10 ** (digits - 1)) + math.log2(_BASE_DECADES)
+
+
+def _needed(h: _Hypothesis, conventions_tried: int) -> float:
+    """Bits of evidence a hypothesis needs before it is named: ``LEVEL_BITS`` + its cost.
+
+    The cost is the length of a code that names the hypothesis among all that identify
+    could try: which convention, which error model and storage type, the base (1 bit
+    for the convention's own, more for others, by their digits), the first position (1
+    bit for the convention's own, else one of ``MAX_START + 1``), the columns (1 bit for
+    the whole table, else a width and a first column). These lengths satisfy Kraft's
+    inequality (``sum 2**-cost <= 1`` over every hypothesis), so if each named hypothesis
+    has ``bits >= LEVEL_BITS + cost``, the chance that noise of either kind of
+    :func:`_evidence` gets any hypothesis named is at most ``2**-LEVEL_BITS``, however
+    the search picked it.
+    """
+    convention = conventions.CONVENTIONS[h.convention]
+    cost = math.log2(conventions_tried) + math.log2(len(MODELS)) + math.log2(len(_PRECISIONS))
+    cost += 1 if h.base == convention.base else 1 + _base_bits(h.base)
+    cost += 1 if h.start == convention.start else 1 + math.log2(MAX_START + 1)
+    if h.sliced:
+        cost += 1 + math.log2(_MAX_SLICE_WIDTH) + math.log2(h.width)
+    else:
+        cost += 1
+    return LEVEL_BITS + cost
+
+
+# --------------------------------------------------------------------------------------
 # Judging hypotheses against the formula.
 
 
@@ -634,6 +767,8 @@ class _Hypothesis:
     peaks: dict = field(default_factory=dict)  # model -> largest bound
     complete: bool = False  # fits and residual are over every row, not a sample
     emulation: dict | None = None  # the closest emulation of the library's operations
+    bits: dict = field(default_factory=dict)  # model -> evidence, bits (see _evidence)
+    needed: float = math.inf  # bits of evidence it needs to be named (see _needed)
 
     @property
     def model(self) -> str:
@@ -649,7 +784,13 @@ class _Hypothesis:
 
     @property
     def matched(self) -> bool:
+        """Within its error model's bound at every entry judged."""
         return self.fit <= 1.0
+
+    @property
+    def decided(self) -> bool:
+        """Matched, and the bound is tight enough that random values would not be."""
+        return self.matched and self.bits.get(self.model, 0.0) >= self.needed
 
 
 def _formula(h: _Hypothesis, top: int, count: int, cols: int, accurate: bool = False):
@@ -688,6 +829,8 @@ def _judge(h: _Hypothesis, values: np.ndarray, stored: str, rows, accurate=False
     hold either way; ``accurate`` makes the residual of a float64 table exact too.
     """
     residual, fits, peaks = 0.0, dict.fromkeys(h.models, 0.0), dict.fromkeys(h.models, 0.0)
+    bits = dict.fromkeys(h.models, 0.0)
+    sines, cosines, lone = _pair_columns(h.convention, h.width, h.first, values.shape[1])
     for top, count in rows:
         try:
             exact, angle, log_speed = _formula(h, top, count, values.shape[1], accurate)
@@ -703,7 +846,8 @@ def _judge(h: _Hypothesis, values: np.ndarray, stored: str, rows, accurate=False
             bound = _bound(model, exact, angle, log_speed, stored)  # (count, k), > 0
             fits[model] = max(fits[model], float((difference / bound).max(initial=0.0)))
             peaks[model] = max(peaks[model], float(bound.max(initial=0.0)))
-    h.residual, h.fits, h.peaks = residual, fits, peaks
+            bits[model] += _evidence(bound, sines, cosines, lone)
+    h.residual, h.fits, h.peaks, h.bits = residual, fits, peaks, bits
 
 
 def _sample_rows(rows: int) -> list[tuple[int, int]]:
@@ -721,8 +865,11 @@ def _all_rows(rows: int) -> list[tuple[int, int]]:
 # Hypotheses.
 
 
-def _add(found, name, base, width, first, z, layout, *, sliced: bool, solved: dict, precision):
-    """Add ``(name, base, width, first column)`` with the first position it implies."""
+def _add(found, name, base, width, first, z, layout, *, sliced, solved, precision, tried):
+    """Add ``(name, base, width, first column)`` with the first position it implies.
+
+    ``tried`` is the number of conventions searched, which the evidence needed counts.
+    """
     default = conventions.CONVENTIONS[name].base
     speed = np.power(base, -layout.exponents)  # (p,): the formula's speeds
     key = (base, layout.exponents.tobytes(), layout.sines.tobytes(), layout.cosines.tobytes())
@@ -732,9 +879,11 @@ def _add(found, name, base, width, first, z, layout, *, sliced: bool, solved: di
     for start in solved[key]:
         entry = (name, base, width, first, start)
         if entry not in found:
-            found[entry] = _Hypothesis(
+            h = _Hypothesis(
                 name, base, start, width, first, rank, sliced, models=_models(name, precision)
             )
+            h.needed = _needed(h, tried)
+            found[entry] = h
 
 
 def _full_width(names, values, precision, found) -> None:
@@ -771,6 +920,7 @@ def _full_width(names, values, precision, found) -> None:
                 sliced=False,
                 solved=solved,
                 precision=precision,
+                tried=len(names),
             )
 
 
@@ -782,6 +932,7 @@ _INTERLEAVED = tuple(
 def _column_slices(names, values, precision, found) -> None:
     """Hypotheses that the table is a slice of columns of a wider interleaved table."""
     rows, cols = values.shape
+    tried = len(names)
     names = [n for n in names if n in _INTERLEAVED]
     if rows < 2 or not names:
         return
@@ -826,6 +977,7 @@ def _column_slices(names, values, precision, found) -> None:
                     sliced=True,
                     solved=solved,
                     precision=precision,
+                    tried=tried,
                 )
 
 
@@ -838,6 +990,9 @@ _ORDER = {name: k for k, name in enumerate(conventions.CONVENTIONS)}
 def _order(h: _Hypothesis, stored: str):
     """Sort key: explained first, then simple bases, whole tables, tight models, exact fits.
 
+    Explained with the evidence to be named (:func:`_needed`) comes before explained by a
+    bound that noise would fit too.
+
     A slice of a wider table counts as one more digit of base, so that a whole table
     with a round base wins over a slice, and a slice with the default base wins over a
     whole table whose base has many digits. Among explanations of the same structure,
@@ -848,12 +1003,13 @@ def _order(h: _Hypothesis, stored: str):
     # Stored in the type the library makes: its output type, or Keras-Hub's compute type.
     made = h.model.split()[0] if h.convention == "keras-hub" else convention.output_dtype
     tail = (stored != made, h.start != convention.start, _ORDER[h.convention])
-    if h.matched:
+    if h.matched:  # with the evidence to be named first: a bound noise fits explains nothing
         emulated = h.emulation["residual"] if h.emulation else math.inf
-        return (0, h.base_rank + h.sliced, h.sliced, MODELS.index(h.model), emulated, *tail)
+        rest = (h.base_rank + h.sliced, h.sliced, MODELS.index(h.model), emulated, *tail)
+        return (0 if h.decided else 1, *rest)
     # Unexplained: the closest values. (Not the smallest fit: far from position 0 the
     # models are loose, and a fit there would favour odd first positions.)
-    return (1, h.residual, h.fit, h.base_rank + h.sliced, h.sliced, *tail)
+    return (2, h.residual, h.fit, h.base_rank + h.sliced, h.sliced, *tail)
 
 
 def _rank(hypotheses, values, stored) -> list[_Hypothesis]:
@@ -962,6 +1118,103 @@ def _emulate(h: _Hypothesis, values: np.ndarray, stored: str) -> dict[str, Any] 
 
 
 # --------------------------------------------------------------------------------------
+# The verdict: can the table decide?
+
+#: Other explanations judged on every row when looking for rivals of the best.
+_RIVAL_CHECKS = 12
+
+
+def _verdict(best: _Hypothesis, found: dict, values: np.ndarray, precision: str):
+    """The verdict, why the data cannot decide (if so), and what was assumed.
+
+    The best explanation is named only if it fits, its bounds hold the evidence to name
+    it (:func:`_needed`), the first positions next to its own do not fit (a position
+    the table's precision cannot resolve is not an answer), and no explanation with
+    another first position explains the table almost as well (:func:`_score` within
+    ``LEVEL_BITS``). Explanations at the same first position with another base (and,
+    for a slice, width) are the same numbers read otherwise: reported as an assumption.
+    """
+    if not best.matched:
+        return NOT_IDENTIFIED, (), ()
+    rows = values.shape[0]
+    undecided: list[str] = []
+    bits = best.bits.get(best.model, 0.0)
+    if bits < best.needed:
+        undecided.append(
+            f"the {best.model} error model allows a difference of up to "
+            f"{_number(best.peaks.get(best.model, math.inf))} on these rows, which leaves "
+            f"{bits:.0f} bits of evidence where naming this structure needs "
+            f"{best.needed:.0f}: a table of random values would fit it as well"
+        )
+    for start in (best.start - 1, best.start + 1):
+        if not 0 <= start <= MAX_START:
+            continue
+        near = _Hypothesis(
+            best.convention,
+            best.base,
+            start,
+            best.width,
+            best.first,
+            best.base_rank,
+            best.sliced,
+            models=(best.model,),
+        )
+        _judge(near, values, precision, _all_rows(rows))
+        if near.matched:
+            undecided.append(
+                f"first position {best.start} cannot be told from {start} at this precision: "
+                f"both fit within the {best.model} error model"
+            )
+            break
+    structure = (best.base, best.start, best.width, best.first)
+    rivals = sorted(
+        (
+            h
+            for h in found.values()
+            if h is not best and h.matched and (h.base, h.start, h.width, h.first) != structure
+        ),
+        key=lambda h: _order(h, precision),
+    )
+    others: dict[tuple[float, int], None] = {}  # (base, width) at the same first position
+    for h in rivals[:_RIVAL_CHECKS]:
+        if not h.complete:
+            _judge(h, values, precision, _all_rows(rows))
+            h.complete = True
+        # A rival counts if it explains the table almost as well: its cost to name minus
+        # its evidence within LEVEL_BITS of the best's (a description-length comparison).
+        # A rival that fits only through a looser error model has far less evidence, and
+        # does not count: the tighter fit is itself evidence.
+        if not (h.matched and _score(h) <= _score(best) + LEVEL_BITS):
+            continue
+        if h.start != best.start:
+            undecided.append(
+                f"{h.convention} with base {h.base:g} and first position {h.start} fits as "
+                "well, with the evidence to be named"
+            )
+        else:  # the same numbers read with another base (and, for a slice, width)
+            others[(h.base, h.width)] = None
+    assumed = []
+    if others:
+        own = conventions.CONVENTIONS[best.convention].base == best.base
+        why = "the convention's own" if own else "the roundest that fits"
+        if best.sliced:
+            shown = ", ".join(f"{b:g} (width {w})" for b, w in sorted(others))
+            assumed.append(
+                f"base {best.base:g} ({why}), so width {best.width}: a slice fixes only "
+                f"ln(base)/width, and bases {shown} fit these columns as well"
+            )
+        else:
+            shown = ", ".join(f"{b:g}" for b, _ in sorted(others))
+            assumed.append(f"base {best.base:g} ({why}): bases {shown} fit these rows as well")
+    return (UNDECIDED if undecided else IDENTIFIED), tuple(undecided), tuple(assumed)
+
+
+def _score(h: _Hypothesis) -> float:
+    """Bits to name ``h`` minus the bits of evidence it has: smaller explains better."""
+    return h.needed - h.bits.get(h.model, 0.0)
+
+
+# --------------------------------------------------------------------------------------
 # The public functions.
 
 
@@ -1007,28 +1260,32 @@ def identify(table: ArrayLike, *, candidates: object = None) -> Identification:
     """
     names = _candidate_names(candidates)
     values, stored = _as_table(table)
-    precision = _precision(values, stored)
     rows, cols = values.shape
-
-    found: dict[tuple, _Hypothesis] = {}
-    with np.errstate(all="ignore"):  # odd input (huge values, zero columns) is judged below
-        _full_width(names, values, precision, found)
-        ranked = _rank(found.values(), values, precision)
-        # Not explained, or only with a base of many digits: perhaps a slice of columns.
-        if not ranked or not ranked[0].matched or ranked[0].base_rank > 2:
-            _column_slices(names, values, precision, found)
-            ranked = _rank(found.values(), values, precision)
-    if not ranked:
+    # The storage type is part of the hypothesis: the array's own type (the tightest
+    # bound), or the narrowest format that holds every value (a table cast down). Both
+    # are searched when they differ; the better explanation decides.
+    narrowest = _precision(values, stored)
+    searches = [
+        (precision, *_search(names, values, precision))
+        for precision in dict.fromkeys([stored, narrowest])
+    ]
+    if not any(ranked for _, _, ranked in searches):
         raise ValueError(
             f"no candidate convention can make a table of {cols} columns "
             f"(candidates: {', '.join(names)})"
         )
+    precision, found, ranked = min(
+        (s for s in searches if s[2]), key=lambda s: _storage_order(s[2][0], s[0], stored)
+    )
     best = ranked[0]
     if precision == "float64":  # the residual to a few 1e-16, not to t * 2**-52
         _judge(best, values, precision, _all_rows(rows), accurate=True)
+    verdict, undecided, assumed = _verdict(best, found, values, precision)
     same = (best.base, best.start, best.width, best.first)
     result = Identification(
-        matched=best.matched,
+        verdict=verdict,
+        matched=verdict == IDENTIFIED,
+        fits=best.matched,
         convention=best.convention,
         base=best.base,
         start=best.start,
@@ -1040,6 +1297,9 @@ def identify(table: ArrayLike, *, candidates: object = None) -> Identification:
         tolerance=best.peaks.get(best.model, math.inf),
         rows=rows,
         dtype=precision,
+        evidence=Evidence(bits=best.bits.get(best.model, 0.0), needed=best.needed),
+        undecided=undecided,
+        assumed=assumed,
         equivalent=tuple(
             h.convention
             for h in ranked[1:]
@@ -1050,6 +1310,33 @@ def identify(table: ArrayLike, *, candidates: object = None) -> Identification:
         explanation="",
     )
     return replace(result, explanation=_explanation(result, stored))
+
+
+def _search(names, values, precision) -> tuple[dict, list[_Hypothesis]]:
+    """Every hypothesis tried for a storage type, and the best of each convention."""
+    found: dict[tuple, _Hypothesis] = {}
+    with np.errstate(all="ignore"):  # odd input (huge values, zero columns) is judged below
+        _full_width(names, values, precision, found)
+        ranked = _rank(found.values(), values, precision)
+        # Not explained, or only with a base of many digits: perhaps a slice of columns.
+        if not ranked or not ranked[0].decided or ranked[0].base_rank > 2:
+            _column_slices(names, values, precision, found)
+            ranked = _rank(found.values(), values, precision)
+    return found, ranked
+
+
+def _storage_order(h: _Hypothesis, precision: str, stored: str):
+    """Which storage type's best explanation wins: the better one, then the array's type.
+
+    Explained comes first, with evidence before without, then the simpler base, the whole
+    table, the tighter error model. Between equals the array's own type wins: nothing in
+    the fit asks for a cast, and values such as 0 and 1 are held by every format. With
+    nothing explained, the narrower type's closest is shown.
+    """
+    key = _order(h, precision)
+    if key[0] == 2:
+        return (2, -_NARROWER[precision])
+    return (*key[:4], _NARROWER[precision])
 
 
 def _candidate(h: _Hypothesis, cols: int) -> Candidate:
@@ -1082,8 +1369,15 @@ def _explanation(result: Identification, stored: str) -> str:
     last = result.start + result.rows - 1
     held = f"{result.dtype} values" + (f" stored as {stored}" if stored != result.dtype else "")
     lines = []
-    if result.matched:
+    if result.verdict == IDENTIFIED:
         lines.append(f"The table is the {result.convention} convention ({convention.title}).")
+    elif result.verdict == UNDECIDED:
+        lines.append(
+            f"The table fits the {result.convention} convention ({convention.title}) within "
+            "its error model, but these numbers cannot decide: "
+            + "; ".join(result.undecided)
+            + "."
+        )
     else:
         lines.append(
             "No convention explains this table within its error model (column slices are "
@@ -1095,6 +1389,12 @@ def _explanation(result: Identification, stored: str) -> str:
         f"largest difference from the formula {_number(result.residual)}, "
         f"{result.fit:.2g} of what the {result.model} error model allows."
     )
+    if result.fits:
+        lines.append(
+            f"Evidence: {result.evidence.bits:.0f} bits, of the {result.evidence.needed:.0f} "
+            "needed to name this structure."
+        )
+    lines.extend(f"Assumed: {a}." for a in result.assumed)
     if (first, stop) != (0, result.width):
         lines.append(
             "A column slice fixes only ln(base)/width: the width is the one this base gives."
@@ -1119,6 +1419,4 @@ def _explanation(result: Identification, stored: str) -> str:
                 f"{_number(e.residual)}: {e.call}. Float32 exp, sin and cos are not "
                 "correctly rounded, and libraries round them differently."
             )
-    if result.rows == 1 and result.start == 0:
-        lines.append("A single row at position 0 is the same for every base.")
     return " ".join(lines)

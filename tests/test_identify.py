@@ -301,11 +301,14 @@ def test_keras_float64_on_tensorflow_is_named_with_its_path():
 def test_the_json_is_stable():
     data = json.loads(json.dumps(identify(table("fairseq", 40, 16)).as_dict()))
     assert set(data) == {
-        "schema", "matched", "convention", "base", "start", "width", "columns", "residual",
-        "model", "fit", "tolerance", "rows", "dtype", "equivalent", "emulation",
-        "alternatives", "explanation",
+        "schema", "verdict", "matched", "fits", "convention", "base", "start", "width",
+        "columns", "residual", "model", "fit", "tolerance", "rows", "dtype", "evidence",
+        "undecided", "assumed", "equivalent", "emulation", "alternatives", "explanation",
     }  # fmt: skip
-    assert data["schema"] == 2
+    assert data["schema"] == 3
+    assert (data["verdict"], data["matched"], data["fits"]) == ("identified", True, True)
+    assert set(data["evidence"]) == {"bits", "needed"}
+    assert data["evidence"]["bits"] >= data["evidence"]["needed"]
     assert set(data["emulation"]) == {"call", "note", "residual", "identical"}
     for candidate in data["alternatives"]:
         assert set(candidate) == {
@@ -363,9 +366,14 @@ def test_odd_tables_do_not_crash(value):
 
 
 def test_one_row_at_position_zero_fits_every_base():
+    # sin 0 = 0 and cos 0 = 1 whatever the base: the layout and the position are told,
+    # the base is assumed, and the answer says so.
     found = identify(table("paper", 1, 8))
-    assert found.matched and found.start == 0
-    assert "same for every base" in found.explanation
+    assert found.matched and found.start == 0 and found.base == 10000.0
+    (assumed,) = found.assumed
+    assert assumed.startswith("base 10000 (the convention's own): bases ")
+    assert "500000" in assumed and "fit these rows as well" in assumed
+    assert "Assumed: base 10000" in found.explanation
 
 
 def test_candidates_restrict_the_search():
@@ -534,7 +542,7 @@ def test_cli_json(tmp_path, posenc, capsys):
     np.savez(path, a=table("keras-hub", 60, 32, start=9), b=np.zeros(2))
     assert posenc(["identify", str(path), "--key", "a", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert (data["start"], data["matched"], data["schema"]) == (9, True, 2)
+    assert (data["start"], data["matched"], data["schema"]) == (9, True, 3)
     assert "keras-hub" in [data["convention"], *data["equivalent"]]
 
 
