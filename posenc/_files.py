@@ -2,7 +2,7 @@
 
 A file is checked before it is read in full: it must be a regular file (a FIFO or a
 device has no end, or no size), its declared sizes (a .npy header, a .npz member) must
-fit in the file and in the memory limit of :func:`posenc._validate.memory_limit`, a
+fit in the file and in the memory limit in force (:func:`posenc._validate.current_limit`), a
 .npz member is read no further than its declared size and its CRC is checked, a .csv
 line is read no further than ``_MAX_LINE`` characters, and arrays of Python objects
 (pickles) are never loaded.
@@ -96,11 +96,14 @@ def load_table(path: str | Path, *, key: str | None = None) -> np.ndarray:
 
     A hostile file is refused before it is read in full: the header of a .npy array
     (or of each .npz member) must claim no more bytes than the file (or the member's
-    declared size) holds, and no more than the memory limit of
-    :func:`posenc._validate.memory_limit`; a .npz member is read no further than its
+    declared size) holds, and no more than the memory limit in force
+    (:func:`posenc._validate.current_limit`: the machine's, or the lower one of the
+    ``posenc`` command, ``--memory``); a .npz member is read no further than its
     declared size, and its CRC is checked; a .csv line is at most ``_MAX_LINE``
-    characters and ``_MAX_COLUMNS`` fields. Arrays of Python objects (pickles) are never
-    loaded.
+    characters and ``_MAX_COLUMNS`` fields, and the file's size times 8 must fit the
+    memory limit; a .pt file's tensors (its zip members) must too. The file is opened
+    without blocking and must be a regular file (:func:`open_regular`). Arrays of Python
+    objects (pickles) are never loaded.
 
     Parameters
     ----------
@@ -131,29 +134,26 @@ def load_table(path: str | Path, *, key: str | None = None) -> np.ndarray:
     suffix = path.suffix.lower()
     readers = {".npy": _read_npy, ".npz": _read_npz, ".csv": _read_csv, ".pt": _read_torch}
     readers[".pth"] = _read_torch
-    try:
-        mode = path.stat().st_mode
-    except FileNotFoundError:
-        raise ValueError(f"cannot read {shown}: no such file") from None
-    except OSError as error:
-        raise ValueError(f"cannot read {shown}: {error.strerror or error}") from None
-    if stat.S_ISDIR(mode):
-        raise ValueError(f"cannot read {shown}: it is a directory")
     if suffix not in readers:
         raise ValueError(
-            f"cannot read {shown}: unknown file type {suffix or '(none)'!r} "
+            f"cannot read {shown}: unknown file type {_validate.shown(suffix or '(none)')} "
             "(expected .npy, .npz, .csv or .pt)"
         )
-    if not stat.S_ISREG(mode):  # a FIFO, a device (/dev/zero), a socket: no end, or no size
-        raise ValueError(f"cannot read {shown}: it is not a regular file ({_kind(mode)})")
     if suffix not in (".npz", ".pt", ".pth") and key is not None:
         raise ValueError(f"key applies to .npz and .pt files only, not {shown}")
-    try:
-        if path.stat().st_size == 0:
-            raise ValueError(f"cannot read {shown}: the file is empty")
-        return readers[suffix](path, shown, key)
-    except OSError as error:
-        raise ValueError(f"cannot read {shown}: {error.strerror or error}") from None
+    # No size limit here: each reader checks the sizes its file declares against memory.
+    with open_regular(path, limit=_ANY_SIZE, what=shown) as file:
+        try:
+            size = os.fstat(file.fileno()).st_size
+            if size == 0:
+                raise ValueError(f"cannot read {shown}: the file is empty")
+            return readers[suffix](file, size, shown, key)
+        except OSError as error:
+            raise ValueError(f"cannot read {shown}: {error.strerror or error}") from None
+
+
+#: The size limit of :func:`open_regular` for a table: none (the readers judge sizes).
+_ANY_SIZE = 2**63 - 1
 
 
 def _kind(mode: int) -> str:
@@ -168,10 +168,8 @@ def _kind(mode: int) -> str:
     return "not a file"
 
 
-def _read_npy(path: Path, shown: str, key: str | None) -> np.ndarray:
-    size = path.stat().st_size
-    with open(path, "rb") as file:
-        return _npy_array(file, size, f"{shown} as a .npy file", shown)
+def _read_npy(file: BinaryIO, size: int, shown: str, key: str | None) -> np.ndarray:
+    return _npy_array(file, size, f"{shown} as a .npy file", shown)
 
 
 def _npy_array(
@@ -247,10 +245,10 @@ _ZIP_ERRORS = (
 )
 
 
-def _read_npz(path: Path, shown: str, key: str | None) -> np.ndarray:
+def _read_npz(file: BinaryIO, size: int, shown: str, key: str | None) -> np.ndarray:
     what = f"{shown} as a .npz file"
     try:
-        archive = zipfile.ZipFile(path)
+        archive = zipfile.ZipFile(file)
     except _ZIP_ERRORS as error:
         raise ValueError(f"cannot read {what}: {_one_line(error)}") from None
     with archive:
@@ -278,16 +276,24 @@ def _read_npz(path: Path, shown: str, key: str | None) -> np.ndarray:
 
 
 def _choose(names: dict, key: str | None, shown: str, get) -> Any:
-    listed = ", ".join(names) or "none"
+    listed = _listed(list(names))
     if key is not None:
         if key not in names:
-            raise ValueError(f"{shown} has no array {key!r} (arrays: {listed})")
+            raise ValueError(f"{shown} has no array {_validate.shown(key)} (arrays: {listed})")
         return get(key)
     if len(names) == 1:
         return get(next(iter(names)))
     if not names:
         raise ValueError(f"{shown} holds no arrays")
     raise ValueError(f"{shown} holds several arrays ({listed}): choose one with --key")
+
+
+def _listed(names: list[str], most: int = 8) -> str:
+    """The names, each quoted briefly; past ``most`` of them, how many more."""
+    words = [name if len(name) <= 40 else f"{name[:25]}...{name[-10:]}" for name in names[:most]]
+    if len(names) > most:
+        words.append(f"and {len(names) - most} more")
+    return ", ".join(words) or "none"
 
 
 _INDEX_NAMES = ("", "pos", "position", "positions", "index", "idx")
@@ -299,55 +305,63 @@ _MAX_LINE = 2**25
 _MAX_COLUMNS = 2**20
 
 
-def _read_csv(path: Path, shown: str, key: str | None) -> np.ndarray:
+def _read_csv(file: BinaryIO, size: int, shown: str, key: str | None) -> np.ndarray:
     # Each value takes at least 2 bytes ("0,") and becomes 8: the rows and their stack.
-    _validate.memory(f"{shown} of {path.stat().st_size} bytes", 8 * path.stat().st_size)
-    with open(path, "rb") as raw:
-        text = io.TextIOWrapper(raw, encoding="utf-8-sig", newline=None)
-        rows: list[np.ndarray] = []
-        header = None
-        size = None
-        number = 0
-        try:
-            while line := text.readline(_MAX_LINE + 1):
-                number += 1
-                if len(line) > _MAX_LINE:
-                    raise ValueError(
-                        f"cannot read {shown}: line {number} is longer than {_MAX_LINE} "
-                        "characters; is it a table of numbers?"
-                    )
-                if not line.strip():
-                    continue
-                if line.count(",") >= _MAX_COLUMNS:
-                    raise ValueError(
-                        f"cannot read {shown}: line {number} has more than {_MAX_COLUMNS} fields"
-                    )
-                fields = [f.strip() for f in line.split(",")]
-                if size is None and header is None and not all(_is_number(f) for f in fields):
-                    header = fields
-                    continue
-                if size is None:
-                    size = len(fields)
-                if len(fields) != size:
-                    raise ValueError(
-                        f"cannot read {shown}: line {number} has {len(fields)} fields, "
-                        f"the first row has {size}"
-                    )
-                rows.append(_csv_row(fields, number, shown))
-        except UnicodeDecodeError:
-            raise ValueError(f"cannot read {shown} as a .csv file: it is not text") from None
+    _validate.memory(f"{shown} of {size} bytes", 8 * size)
+    text = io.TextIOWrapper(file, encoding="utf-8-sig", newline=None)
+    try:
+        header, rows, columns = _csv_rows(text, shown)
+    finally:
+        text.detach()  # load_table closes the file; the wrapper must not, later
     if not rows and header is None:
         raise ValueError(f"cannot read {shown}: it holds no rows")
     if not rows:
         raise ValueError(f"cannot read {shown}: it has a header but no rows of numbers")
     values = np.stack(rows)  # (n, k)
-    if header is not None and len(header) != size:
+    if header is not None and len(header) != columns:
         raise ValueError(
-            f"cannot read {shown}: the header has {len(header)} fields, the rows {size}"
+            f"cannot read {shown}: the header has {len(header)} fields, the rows {columns}"
         )
-    if size > 1 and _index_column(values[:, 0], None if header is None else header[0]):
+    if columns > 1 and _index_column(values[:, 0], None if header is None else header[0]):
         values = values[:, 1:]
     return values
+
+
+def _csv_rows(text: io.TextIOWrapper, shown: str) -> tuple[list | None, list, int | None]:
+    """The header (or None), the rows of numbers and their number of fields."""
+    rows: list[np.ndarray] = []
+    header = None
+    columns = None
+    number = 0
+    try:
+        while line := text.readline(_MAX_LINE + 1):
+            number += 1
+            if len(line) > _MAX_LINE:
+                raise ValueError(
+                    f"cannot read {shown}: line {number} is longer than {_MAX_LINE} "
+                    "characters; is it a table of numbers?"
+                )
+            if not line.strip():
+                continue
+            if line.count(",") >= _MAX_COLUMNS:
+                raise ValueError(
+                    f"cannot read {shown}: line {number} has more than {_MAX_COLUMNS} fields"
+                )
+            fields = [f.strip() for f in line.split(",")]
+            if columns is None and header is None and not all(_is_number(f) for f in fields):
+                header = fields
+                continue
+            if columns is None:
+                columns = len(fields)
+            if len(fields) != columns:
+                raise ValueError(
+                    f"cannot read {shown}: line {number} has {len(fields)} fields, "
+                    f"the first row has {columns}"
+                )
+            rows.append(_csv_row(fields, number, shown))
+    except UnicodeDecodeError:
+        raise ValueError(f"cannot read {shown} as a .csv file: it is not text") from None
+    return header, rows, columns
 
 
 def _csv_row(fields: list[str], number: int, shown: str) -> np.ndarray:
@@ -355,7 +369,7 @@ def _csv_row(fields: list[str], number: int, shown: str) -> np.ndarray:
         return np.array([float(f) for f in fields], dtype=np.float64)  # (k,)
     except ValueError:
         bad = next(f for f in fields if not _is_number(f))
-        message = f"cannot read {shown}: line {number} has {bad!r}, not a number"
+        message = f"cannot read {shown}: line {number} has {_validate.shown(bad)}, not a number"
         raise ValueError(message) from None
 
 
@@ -376,13 +390,31 @@ def _index_column(column: np.ndarray, name: str | None) -> bool:
     return whole and consecutive and bool(np.max(np.abs(column)) > 1)
 
 
-def _read_torch(path: Path, shown: str, key: str | None) -> np.ndarray:
+def _torch_bytes(file: BinaryIO, size: int) -> int:
+    """The bytes of tensor data a .pt file declares: its zip members' sizes, or its size.
+
+    A .pt file saved by PyTorch since 1.6 is a zip archive whose members hold the data
+    of the tensors; the old format holds them in the file itself.
+    """
+    try:
+        with zipfile.ZipFile(file) as archive:
+            return max(size, sum(info.file_size for info in archive.infolist()))
+    except _ZIP_ERRORS:
+        return size
+    finally:
+        file.seek(0)
+
+
+def _read_torch(file: BinaryIO, size: int, shown: str, key: str | None) -> np.ndarray:
     try:
         import torch
     except ImportError:
         raise ValueError("reading .pt files needs PyTorch: pip install torch") from None
+    declared = _torch_bytes(file, size)
+    # The tensors, and a float32 copy of a bfloat16 one (twice its bytes).
+    _validate.memory(f"{shown}, {declared} bytes of tensors", 3 * declared)
     try:
-        loaded = torch.load(path, map_location="cpu", weights_only=True)
+        loaded = torch.load(file, map_location="cpu", weights_only=True)
     except Exception as error:  # torch raises many kinds for a bad file
         message = f"cannot read {shown} as a PyTorch file: {_one_line(error)}"
         raise ValueError(message) from None

@@ -8,11 +8,15 @@ integer is needed); ``ValueError`` means it is of the right kind but out of rang
 
 from __future__ import annotations
 
+import argparse
+import contextlib
+import contextvars
 import functools
 import math
 import numbers
 import operator
 import os
+from collections.abc import Iterator
 from decimal import Decimal
 
 import numpy as np
@@ -22,6 +26,40 @@ MAX_POSITION = 2**53
 
 #: Output dtypes of :func:`posenc.sinusoidal`, by name.
 DTYPES = ("float16", "float32", "float64")
+
+
+#: Most characters of a value quoted in a message: an error about a 5 MB string in a
+#: config must not print the string back.
+QUOTE = 60
+
+
+def shown(value: object, limit: int = QUOTE) -> str:
+    """``repr(value)`` for a message, its middle elided when longer than ``limit``.
+
+    A long string keeps its two ends and says its length; a huge integer is described by
+    its number of digits (its decimal text alone could be thousands of characters, and
+    past 4300 digits Python refuses to write it).
+
+    Examples
+    --------
+    >>> shown("x" * 1000)
+    "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...xxxxxxxxxxxxxxx' (1000 characters)"
+    >>> shown(10**400), shown(-(10**400)), shown(12345)
+    ('an integer of 401 digits', 'a negative integer of 401 digits', '12345')
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 128:
+        sign = "a negative integer" if value < 0 else "an integer"
+        try:
+            return f"{sign} of {len(str(abs(value)))} digits"
+        except ValueError:  # beyond sys.get_int_max_str_digits()
+            return f"{sign} of about {math.floor(math.log10(abs(value))) + 1} digits"
+    if isinstance(value, str) and len(value) > limit:
+        head, tail = repr(value[: 2 * limit // 3]), repr(value[-limit // 4 :])
+        return f"{head[:-1]}...{tail[1:]} ({len(value)} characters)"
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    return f"{text[: 2 * limit // 3]}...{text[-limit // 4 :]}"
 
 
 def _is_bool(value: object) -> bool:
@@ -39,23 +77,24 @@ def integer(name: str, value: object, *, minimum: int = 0) -> int:
         result = operator.index(value)
     except TypeError:
         kind = type(value).__name__
-        raise TypeError(f"{name} must be an integer >= {minimum}, got {kind} {value!r}") from None
+        message = f"{name} must be an integer >= {minimum}, got {kind} {shown(value)}"
+        raise TypeError(message) from None
     if result < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {result}")
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {shown(result)}")
     return result
 
 
 def width(value: object) -> int:
     """Return the model width as an ``int``: an even integer ``>= 2``."""
-    message = "width must be an even integer >= 2, got {!r}"
+    message = "width must be an even integer >= 2, got {}"
     if _is_bool(value):
-        raise TypeError(message.format(value))
+        raise TypeError(message.format(shown(value)))
     try:
         result = operator.index(value)
     except TypeError:
-        raise TypeError(message.format(value)) from None
+        raise TypeError(message.format(shown(value))) from None
     if result < 2 or result % 2:
-        raise ValueError(message.format(result))
+        raise ValueError(message.format(shown(result)))
     return result
 
 
@@ -63,11 +102,11 @@ def real(name: str, value: object) -> float:
     """Return ``value`` as a finite ``float``; ``bool``, complex and strings are refused."""
     if _is_bool(value) or not isinstance(value, numbers.Real):
         kind = type(value).__name__
-        raise TypeError(f"{name} must be a finite real number, got {kind} {value!r}")
+        raise TypeError(f"{name} must be a finite real number, got {kind} {shown(value)}")
     try:
         result = float(value)
     except OverflowError:
-        raise ValueError(f"{name} must be a finite real number, got {value!r}") from None
+        raise ValueError(f"{name} must be a finite real number, got {shown(value)}") from None
     if not math.isfinite(result):
         raise ValueError(f"{name} must be a finite real number, got {result!r}")
     return result
@@ -77,11 +116,11 @@ def base(value: object) -> float:
     """Return the frequency base as a ``float``: a finite real number ``> 1``."""
     if _is_bool(value) or not isinstance(value, numbers.Real):
         kind = type(value).__name__
-        raise TypeError(f"base must be a finite real number > 1, got {kind} {value!r}")
+        raise TypeError(f"base must be a finite real number > 1, got {kind} {shown(value)}")
     try:
         result = float(value)
     except OverflowError:
-        raise ValueError(f"base must be a finite real number > 1, got {value!r}") from None
+        raise ValueError(f"base must be a finite real number > 1, got {shown(value)}") from None
     if not (math.isfinite(result) and result > 1.0):
         raise ValueError(f"base must be a finite real number > 1, got {result!r}")
     return result
@@ -94,7 +133,7 @@ def positions(length: object, start: object) -> tuple[int, int]:
     if start + length > MAX_POSITION:
         raise ValueError(
             f"start + length must be <= 2**53 (positions are exact float64 integers), "
-            f"got start={start}, length={length}"
+            f"got start={shown(start)}, length={shown(length)}"
         )
     return length, start
 
@@ -103,9 +142,9 @@ def shift(value: object) -> float:
     """Return a shift ``k`` as a ``float``: a finite real number with ``|k| <= 2**53``."""
     if _is_bool(value) or not isinstance(value, numbers.Real):
         kind = type(value).__name__
-        raise TypeError(f"k must be a finite real number, got {kind} {value!r}")
+        raise TypeError(f"k must be a finite real number, got {kind} {shown(value)}")
     if isinstance(value, numbers.Integral) and abs(int(value)) > MAX_POSITION:
-        raise ValueError(f"k must be a finite real number with |k| <= 2**53, got {value!r}")
+        raise ValueError(f"k must be a finite real number with |k| <= 2**53, got {shown(value)}")
     result = real("k", value)
     if abs(result) > MAX_POSITION:
         raise ValueError(f"k must be a finite real number with |k| <= 2**53, got {result!r}")
@@ -136,7 +175,7 @@ def dtype(value: object) -> np.dtype:
     try:
         result = np.dtype(value)
     except TypeError:
-        raise TypeError(f"dtype must be one of {allowed}, got {value!r}") from None
+        raise TypeError(f"dtype must be one of {allowed}, got {shown(value)}") from None
     if result.name not in DTYPES:
         raise ValueError(f"dtype must be one of {allowed}, got {result.name}")
     return np.dtype(result.name)  # native byte order
@@ -231,8 +270,10 @@ def _in_units(count: int, digits: int) -> str:
     if exponent > len(_UNITS):
         return f"{_scientific(count, digits)} bytes"
     text = format(Decimal(count) / Decimal(1000) ** exponent, f".{digits}g")
-    if "E" in text.upper():  # 999.6 kB rounds to 1E+3 kB: say 1 MB
-        return _in_units(1000 ** (exponent + 1), digits)
+    if "E" in text.upper():  # 100 to 2 digits is "1.0E+2"; 999.6 rounds to "1.0E+3"
+        if Decimal(text) >= 1000:  # say 1 MB, not 1000 kB
+            return _in_units(1000 ** (exponent + 1), digits)
+        text = format(Decimal(text), "f")
     return f"{text} {_UNITS[exponent - 1]}"
 
 
@@ -249,13 +290,111 @@ def sizes(needed: int, limit: int) -> tuple[str, str]:
     return need, have
 
 
+# --------------------------------------------------------------------------------------
+# The limit of one run of the command.
+
+#: The ``posenc`` command's default limit, in bytes: 2 GB, or half the machine's limit
+#: if that is less. A command run from a shell should not be able to take a laptop's
+#: memory (and its other programs' pages) because a file declared a large array; no
+#: table a page or a check uses comes near (a 10**5 x 1024 float64 table is 0.8 GB).
+#: Half, because a process holds more than the arrays it plans for: the interpreter,
+#: NumPy, the text being written.
+COMMAND_MEMORY = 2 * 10**9
+
+#: The attribute of parsed arguments that :func:`add_memory_option` fills: ``--memory``.
+MEMORY_DEST = "memory_mb"
+
+#: The limit set by :func:`limited` for what runs inside it; None outside: the library
+#: used directly keeps :func:`memory_limit`.
+_LIMIT: contextvars.ContextVar[tuple[int, str] | None] = contextvars.ContextVar(
+    "posenc_memory_limit", default=None
+)
+
+
+@contextlib.contextmanager
+def limited(limit: int, source: str) -> Iterator[None]:
+    """Within the ``with`` block, refuse what needs more than ``limit`` bytes.
+
+    ``source`` says in words what set the limit (it follows "the limit is" in a
+    refusal). The limit only lowers :func:`memory_limit`, never raises it, and is
+    undone on leaving the block (a context variable: threads and tests do not share it).
+
+    Examples
+    --------
+    >>> with limited(10**6, "a test limit"):
+    ...     current_limit()
+    (1000000, 'a test limit')
+    >>> current_limit() == memory_limit()
+    True
+    """
+    token = _LIMIT.set((limit, source))
+    try:
+        yield
+    finally:
+        _LIMIT.reset(token)
+
+
+def current_limit() -> tuple[int, str]:
+    """The limit in force: :func:`memory_limit`, or the lower one of :func:`limited`."""
+    machine = memory_limit()
+    chosen = _LIMIT.get()
+    return chosen if chosen is not None and chosen[0] < machine[0] else machine
+
+
+def command_limit(megabytes: int | None) -> tuple[int, str]:
+    """The limit of one run of the command: ``--memory MB``, or :data:`COMMAND_MEMORY`.
+
+    Returned as ``(bytes, words)`` for :func:`limited`; whichever is lower of it and
+    :func:`memory_limit` is the one that applies.
+    """
+    if megabytes is not None:
+        return megabytes * 10**6, "the one set by --memory"
+    machine, source = memory_limit()
+    if machine // 2 < COMMAND_MEMORY:
+        return machine // 2, f"half of {source} (--memory MB sets another)"
+    return COMMAND_MEMORY, "the command's default (--memory MB sets another)"
+
+
+def _megabytes(text: str) -> int:
+    """The value of ``--memory``: a whole number of megabytes, at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value is None or value < 1:
+        raise argparse.ArgumentTypeError(
+            f"must be a whole number of megabytes >= 1, got {shown(text)}"
+        )
+    return value
+
+
+def add_memory_option(parser: argparse.ArgumentParser) -> None:
+    """Add ``--memory MB`` to a subcommand's parser; ``posenc.cli`` applies it to the run.
+
+    The value lands in ``args.memory_mb`` (:data:`MEMORY_DEST`), not ``args.memory``,
+    which ``posenc exercise check`` uses for its children's limit.
+    """
+    default, _ = command_limit(None)
+    parser.add_argument(
+        "--memory",
+        metavar="MB",
+        type=_megabytes,
+        dest=MEMORY_DEST,
+        help="the most memory, in MB (10**6 bytes), that the command may plan to use: an "
+        "input that declares more (a table's size, a file's array) is refused before it "
+        f"is read or computed (default: {default // 10**6}, the lesser of 2000 and half "
+        "of this machine's memory; a value above the machine's is lowered to it)",
+    )
+
+
 def memory(what: str, needed: int) -> None:
-    """Raise :class:`TooLargeError` if ``needed`` bytes exceed :func:`memory_limit`.
+    """Raise :class:`TooLargeError` if ``needed`` bytes exceed the limit in force.
 
     ``what`` names the arguments, e.g. ``"length=1000000000, width=512"``; ``needed``
-    is the peak the caller expects: its result and the intermediates it knows of.
+    is the peak the caller expects: its result and the intermediates it knows of. The
+    limit is :func:`memory_limit`, or a lower one set by :func:`limited` (the command's).
     """
-    limit, source = memory_limit()
+    limit, source = current_limit()
     if needed > limit:
         need, have = sizes(needed, limit)
         raise TooLargeError(f"{what}: needs about {need} of memory; the limit is {source}, {have}")

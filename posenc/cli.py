@@ -5,7 +5,10 @@ section 3.5, for positions 0, 1, 2 and width 4. Other formats (``csv``, ``json``
 ``npy``) are for programs. ``posenc exercise check E1 my_solution.py`` marks a
 reader's solution to an exercise of the pages (exit status 0 when it passes, 1 when
 it does not). Bad input is reported on one line of standard error,
-``posenc: error: <message>``, with exit status 2; there is never a traceback.
+``posenc: error: <message>``, with exit status 2; there is never a traceback (a bug
+in posenc is one line too, ``posenc: internal error: ...``, with status 70). Each run
+plans its memory within one limit (``--memory MB``; by default 2000 MB or half the
+machine's memory, :func:`posenc._validate.command_limit`).
 Files written with ``-o`` are written atomically and never overwritten without
 ``--force`` (:mod:`posenc._output`); Ctrl-C and SIGTERM end the command with one line
 and status 130 or 143.
@@ -32,6 +35,7 @@ __all__ = ["main"]
 EXIT_OK = 0
 EXIT_BROKEN_PIPE = 1
 EXIT_USAGE = 2
+EXIT_INTERNAL = 70  # EX_SOFTWARE of sysexits.h: a bug in posenc, not in its input
 
 
 class _UsageError(Exception):
@@ -65,8 +69,10 @@ output files:
   it was. A FILE that is a device or a FIFO (/dev/stdout, a named pipe) is written
   in place.
 
-sizes: a table (with the intermediates it needs) larger than this machine's memory
-is refused before anything is computed, with the bytes it would need.
+sizes: a table that needs more memory (with its intermediates) than the limit is
+refused before anything is computed, with the bytes it would need. The limit is
+2000 MB, or half of this machine's memory if that is less; --memory MB sets
+another (never above the machine's memory).
 
 examples:
   posenc table --length 3 --width 4
@@ -277,6 +283,11 @@ _COMMANDS: tuple[Callable[[argparse._SubParsersAction], None], ...] = (
 )
 
 
+#: Subcommands that take ``--memory MB``, the limit of their run (``exercise check`` has
+#: its own ``--memory``, the limit of the solution's process).
+_MEMORY_OPTION = ("table", "identify")
+
+
 def _parser() -> _Parser:
     parser = _Parser(
         prog="posenc",
@@ -290,6 +301,8 @@ def _parser() -> _Parser:
     commands.required = True
     for add in _COMMANDS:
         add(commands)
+    for name in _MEMORY_OPTION:
+        _validate.add_memory_option(commands.choices[name])
     return parser
 
 
@@ -312,7 +325,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     int
         0 on success; 1 when ``exercise check`` finds the solution does not pass yet, or
         ``identify`` finds no convention that explains the table; 2 on bad input (after one
-        line on standard error); 130 after Ctrl-C and 143 after SIGTERM (one line,
+        line on standard error), including input that would exhaust memory, nests too
+        deeply or holds a number too large; 70 after a bug in posenc (one line,
+        ``posenc: internal error: ...``; the traceback when the environment sets
+        ``POSENC_DEBUG=1``); 130 after Ctrl-C and 143 after SIGTERM (one line,
         ``posenc: interrupted`` or ``posenc: terminated``, once every ``finally`` block
         has run: while ``main`` runs in the main thread, SIGTERM raises an exception, and
         the previous handler is restored when it returns).
@@ -361,9 +377,41 @@ def _catch_sigterm():
         return None
 
 
-def _one_line(error: BaseException) -> str:
-    """The message of ``error`` on one line (a message may quote a file's contents)."""
-    return " ".join(str(error).split()) or type(error).__name__
+#: Longest message printed, in characters: a message may quote its input, and the user
+#: needs its two ends (what failed, and why), not 5 MB of a file between them.
+_MAX_MESSAGE = 400
+
+
+def _one_line(error: BaseException | str) -> str:
+    """The message of ``error`` on one line, its middle elided past ``_MAX_MESSAGE``.
+
+    >>> _one_line(ValueError("a\\n  b " + "x" * 1000 + " the end"))[-30:]
+    'xxxxxxxxxxxxxxxxxxxxxx the end'
+    >>> len(_one_line(ValueError("x" * 1000)))
+    400
+    """
+    text = " ".join(str(error).split()) or type(error).__name__
+    if len(text) <= _MAX_MESSAGE:
+        return text
+    cut = " ... "
+    head = (_MAX_MESSAGE - len(cut)) * 2 // 3
+    tail = _MAX_MESSAGE - len(cut) - head
+    return text[:head] + cut + text[-tail:]
+
+
+def _described(error: BaseException) -> str:
+    """``Type: message``, on one line (for errors whose type says what happened)."""
+    text = " ".join(str(error).split())
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+#: Errors of the machine, not of an argument, that a hostile input can still cause, and
+#: what to tell the user about each ({} is the error itself).
+_EXHAUSTED = (
+    (MemoryError, "out of memory ({}); with a lower --memory MB such input is refused sooner"),
+    (RecursionError, "the input nests too deeply to be read ({})"),
+    (OverflowError, "a number in the input is too large ({})"),
+)
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -372,9 +420,15 @@ def _main(argv: Sequence[str] | None) -> int:
         args = _parser().parse_args(argv)
         if stdout is None and getattr(args, "output", None) is None:
             raise _UsageError("standard output is closed: there is nowhere to print")
-        return args.run(args, stdout)
+        limit = _validate.command_limit(getattr(args, _validate.MEMORY_DEST, None))
+        with _validate.limited(*limit):  # one limit for the whole run: every reader checks it
+            return args.run(args, stdout)
     except (_UsageError, _output.OutputError, ValueError, TypeError) as error:
         print(f"posenc: error: {_one_line(error)}", file=sys.stderr)
+        return EXIT_USAGE
+    except (MemoryError, RecursionError, OverflowError) as error:
+        words = next(w for kind, w in _EXHAUSTED if isinstance(error, kind))
+        print(f"posenc: error: {_one_line(words.format(_described(error)))}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:  # the reader went away, as in `posenc table ... | head`
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -393,3 +447,12 @@ def _main(argv: Sequence[str] | None) -> int:
         if done.code is None:
             return EXIT_OK
         return done.code if isinstance(done.code, int) else EXIT_USAGE
+    except Exception as error:  # a bug: one line a user can report, the traceback on request
+        if os.environ.get("POSENC_DEBUG", "") not in ("", "0"):
+            raise
+        print(
+            f"posenc: internal error: {_one_line(_described(error))} "
+            "(please report it; POSENC_DEBUG=1 shows the traceback)",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL

@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, localcontext
@@ -67,16 +68,18 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from posenc import _validate
+from posenc import _files, _validate
 from posenc.encoding import _cis, _two_prod
 from posenc.precision import round_to
 from posenc.rotary import _positions
 
 __all__ = [
     "LAYOUTS",
+    "MAX_ROTARY_DIM",
     "PATHS",
     "SCHEMES",
     "RopeConfig",
+    "check_pairs",
     "cos_sin",
     "default_inv_freq",
     "dynamic_base",
@@ -135,6 +138,23 @@ _PARAMETERS = {
     ),
 }
 
+#: Widest rotated part of a head that posenc computes. Real models rotate a few hundred
+#: coordinates per head at most (head_dim is 64 to 256), and each speed is computed to 50
+#: digits: a ladder of 4096 pairs takes about 0.06 s, and identifying a vector of speeds
+#: recomputes a few hundred candidate ladders, so this width bounds it by seconds. The
+#: widest ladder a proof uses (Proposition 28's dense one) is half of it.
+MAX_ROTARY_DIM = 8192
+
+#: Why the rotated width is bounded, for the messages that refuse a wider one.
+_WHY_BOUNDED = (
+    "real models rotate at most a few hundred coordinates per head, and each speed is "
+    "computed to 50 digits, so a wider ladder would take minutes to identify"
+)
+
+#: Largest length (a training length, a position count) read: positions are exact
+#: float64 integers up to 2**53, and lengths enter float64 arithmetic (YaRN's range).
+MAX_LENGTH = _validate.MAX_POSITION
+
 # 60 digits of pi, for the wavelength comparisons made in Decimal.
 _PI = Decimal("3.14159265358979323846264338327950288419716939937510582097494")
 _DIGITS = 50
@@ -145,7 +165,7 @@ _DIGITS = 50
 
 
 def _scheme(value: object) -> str:
-    message = f"scheme must be one of {', '.join(SCHEMES)}, got {value!r}"
+    message = f"scheme must be one of {', '.join(SCHEMES)}, got {_validate.shown(value)}"
     if not isinstance(value, str):
         raise TypeError(message)
     if value not in SCHEMES:
@@ -161,7 +181,49 @@ def _positive(name: str, value: object) -> float:
 
 
 def _length(name: str, value: object) -> int:
-    return _validate.integer(name, value, minimum=1)
+    result = _validate.integer(name, value, minimum=1)
+    if result > MAX_LENGTH:
+        raise ValueError(
+            f"{name} must be an integer from 1 to 2**53 (positions are exact float64 "
+            f"integers), got {_validate.shown(result)}"
+        )
+    return result
+
+
+def check_pairs(pairs: object, what: str = "inv_freq") -> int:
+    """Return ``pairs`` if a ladder of that many rotated pairs is one posenc computes.
+
+    ``what`` names the input in the message (a vector of speeds, a config's head). The
+    bound is :data:`MAX_ROTARY_DIM` coordinates, ``MAX_ROTARY_DIM // 2`` pairs.
+
+    Examples
+    --------
+    >>> check_pairs(64)
+    64
+    >>> check_pairs(10**6, "speeds.npy")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: speeds.npy has 1000000 rotated pairs (a rotary width of 2000000): ...
+    """
+    pairs = _validate.integer("pairs", pairs, minimum=1)
+    if pairs > MAX_ROTARY_DIM // 2:
+        raise ValueError(
+            f"{what} has {_validate.shown(pairs)} rotated pairs (a rotary width of "
+            f"{_validate.shown(2 * pairs)}): posenc computes rotary widths up to "
+            f"{MAX_ROTARY_DIM} ({MAX_ROTARY_DIM // 2} pairs); {_WHY_BOUNDED}"
+        )
+    return pairs
+
+
+def _rotary_width(value: object) -> int:
+    """``rotary_dim`` checked: even, at least 2, at most :data:`MAX_ROTARY_DIM`."""
+    dim = _validate.width(value)
+    if dim > MAX_ROTARY_DIM:
+        raise ValueError(
+            f"rotary_dim must be at most {MAX_ROTARY_DIM}, got {_validate.shown(dim)}: "
+            f"{_WHY_BOUNDED}"
+        )
+    return dim
 
 
 def _required(scheme: str, name: str, value: object) -> object:
@@ -176,7 +238,7 @@ def rotary_dim(head_dim: int, partial_rotary_factor: float = 1.0) -> int:
     Only the first ``rotary_dim`` coordinates of a head rotate (GPT-NeoX rotates 25 %,
     GPT-J 64 of 256), and the speeds are ``b**(-2i/rotary_dim)``: the exponent is over the
     rotated width, not the head width. The product is truncated in float64, as
-    Hugging Face does.
+    Hugging Face does. The result is at most :data:`MAX_ROTARY_DIM`.
 
     Examples
     --------
@@ -184,6 +246,10 @@ def rotary_dim(head_dim: int, partial_rotary_factor: float = 1.0) -> int:
     (128, 24, 32)
     """
     head_dim = _validate.integer("head_dim", head_dim, minimum=2)
+    if head_dim > 2**53:  # the product below is taken in float64
+        raise ValueError(
+            f"head_dim must be an integer from 2 to 2**53, got {_validate.shown(head_dim)}"
+        )
     factor = _validate.real("partial_rotary_factor", partial_rotary_factor)
     if not 0 < factor <= 1:
         raise ValueError(f"partial_rotary_factor must lie in (0, 1], got {factor!r}")
@@ -192,6 +258,12 @@ def rotary_dim(head_dim: int, partial_rotary_factor: float = 1.0) -> int:
         raise ValueError(
             f"rotary_dim = int(head_dim * partial_rotary_factor) = int({head_dim} * {factor!r})"
             f" = {dim} must be even and >= 2 (pairs of coordinates rotate)"
+        )
+    if dim > MAX_ROTARY_DIM:
+        raise ValueError(
+            f"rotary_dim = int(head_dim * partial_rotary_factor) = int({head_dim} * {factor!r})"
+            f" = {dim} is more than {MAX_ROTARY_DIM}, the widest posenc computes: "
+            f"{_WHY_BOUNDED}"
         )
     return dim
 
@@ -218,7 +290,7 @@ def default_inv_freq(rotary_dim: int, base: float = 10000.0) -> np.ndarray:
     >>> print(default_inv_freq(4, 100.0))
     [1.  0.1]
     """
-    dim = _validate.width(rotary_dim)
+    dim = _rotary_width(rotary_dim)
     base = _validate.base(base)
     with localcontext() as context:
         context.prec = _DIGITS
@@ -252,7 +324,7 @@ def ntk_base(base: float, factor: float, rotary_dim: int) -> float:
     """
     base = _validate.base(base)
     factor = _positive("factor", factor)
-    dim = _validate.width(rotary_dim)
+    dim = _rotary_width(rotary_dim)
     if dim == 2:
         raise ValueError("rotary_dim must be >= 4: the exponent d/(d-2) is undefined at d = 2")
     with localcontext() as context:
@@ -289,7 +361,7 @@ def dynamic_base(
     factor = _positive("factor", factor)
     seq_len = _length("seq_len", seq_len)
     max_pos = _length("max_position_embeddings", max_position_embeddings)
-    dim = _validate.width(rotary_dim)
+    dim = _rotary_width(rotary_dim)
     if dim == 2:
         raise ValueError("rotary_dim must be >= 4: the exponent d/(d-2) is undefined at d = 2")
     with localcontext() as context:
@@ -307,7 +379,7 @@ def yarn_correction_dim(
     this float64 value).
     """
     rotations = _positive("rotations", rotations)
-    dim = _validate.width(rotary_dim)
+    dim = _rotary_width(rotary_dim)
     base = _validate.base(base)
     length = _length("original_max_position_embeddings", original_max_position_embeddings)
     return (dim * math.log(length / (rotations * 2 * math.pi))) / (2 * math.log(base))
@@ -330,7 +402,7 @@ def yarn_correction_range(
     than ``beta_slow`` times and are interpolated.
     """
     if not isinstance(truncate, bool | np.bool_):
-        raise TypeError(f"truncate must be True or False, got {truncate!r}")
+        raise TypeError(f"truncate must be True or False, got {_validate.shown(truncate)}")
     low = yarn_correction_dim(beta_fast, rotary_dim, base, original_max_position_embeddings)
     high = yarn_correction_dim(beta_slow, rotary_dim, base, original_max_position_embeddings)
     if truncate:
@@ -350,7 +422,7 @@ def yarn_ramp(low: float, high: float, pairs: int) -> np.ndarray:
     """
     low = _validate.real("low", low)
     high = _validate.real("high", high)
-    pairs = _validate.integer("pairs", pairs, minimum=1)
+    pairs = check_pairs(pairs, "pairs")
     if high < low:
         raise ValueError(f"high must be >= low, got low={low!r}, high={high!r}")
     if high == low:
@@ -404,7 +476,7 @@ def llama3_bands(
     >>> [int((bands == kind).sum()) for kind in ("high", "blend", "low")]
     [29, 6, 29]
     """
-    dim = _validate.width(rotary_dim)
+    dim = _rotary_width(rotary_dim)
     args = _llama3_args(base, factor, original_max_position_embeddings)
     low_ff, high_ff = _llama3_factors(low_freq_factor, high_freq_factor)
     with localcontext() as context:
@@ -699,7 +771,7 @@ def _speeds(value: object) -> np.ndarray:
 
 
 def _choice(name: str, value: object, allowed: tuple[str, ...]) -> str:
-    message = f"{name} must be one of {', '.join(allowed)}, got {value!r}"
+    message = f"{name} must be one of {', '.join(allowed)}, got {_validate.shown(value)}"
     if not isinstance(value, str):
         raise TypeError(message)
     if value not in allowed:
@@ -798,7 +870,8 @@ def _cache_dtype(value: object) -> str:
     try:
         name = np.dtype(value).name
     except TypeError:
-        raise TypeError(f"dtype must be one of {', '.join(names)}, got {value!r}") from None
+        message = f"dtype must be one of {', '.join(names)}, got {_validate.shown(value)}"
+        raise TypeError(message) from None
     return _choice("dtype", name, names)
 
 
@@ -840,7 +913,7 @@ def mrope_angles(
     if len(counts) != 3 or sum(counts) != w.size:
         raise ValueError(
             f"sections must be three pair counts summing to len(inv_freq) = {w.size},"
-            f" got {list(sections)!r}"
+            f" got {_validate.shown(list(sections))}"
         )
     axis = np.repeat(np.arange(3), counts)  # (P,): the axis of each pair
     chosen = np.stack(rows)[axis].T  # (L, P)
@@ -854,6 +927,75 @@ def mrope_angles(
 
 # Old names of schemes in configs, and what they mean now.
 _OLD_NAMES = {"su": "longrope", "mrope": "default"}
+
+#: Largest config.json read, in bytes. A model's config is a few kilobytes; one that
+#: lists tens of thousands of class labels is a few megabytes. A file beyond this is not
+#: a config, and the limit keeps its parse small: see ``_JSON_BYTES``.
+CONFIG_LIMIT = 16 * 10**6
+
+#: Memory that parsing JSON may take per character of text, in bytes: at most 28
+#: measured (CPython 3.11, a list of one-key objects ``[{"a":[]},...]``), 8 to 12 for
+#: numbers and strings. So a config of ``CONFIG_LIMIT`` bytes needs at most 512 MB.
+_JSON_BYTES = 32
+
+
+def _read_json(path: str | os.PathLike) -> object:
+    """The JSON value of the file ``path``: a regular file of at most ``CONFIG_LIMIT`` bytes.
+
+    A FIFO or a device is refused without blocking (:func:`posenc._files.read_text`); the
+    parse is checked against the memory limit before it starts.
+    """
+    shown = _validate.shown(os.fspath(path), 200)
+    text = _files.read_text(path, limit=CONFIG_LIMIT, what=shown)
+    _validate.memory(f"{shown}, {len(text)} characters of JSON", _JSON_BYTES * len(text))
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{shown} is not JSON: {error.msg} at line {error.lineno}") from None
+    except RecursionError:
+        raise ValueError(
+            f"{shown} nests its JSON too deeply to be read (a config nests a few levels)"
+        ) from None
+    except ValueError as error:  # an integer of more than 4300 digits
+        raise ValueError(f"{shown} is not a config: {' '.join(str(error).split())}") from None
+
+
+def _section(where: str, value: object) -> dict:
+    """A JSON object of the config (``rope_scaling``, ``rope_parameters``) as a dict."""
+    if not isinstance(value, Mapping):
+        raise TypeError(
+            f"{where} must be a JSON object (a dict), got {type(value).__name__} "
+            f"{_validate.shown(value)}"
+        )
+    return dict(value)
+
+
+def _config_base(key: str, value: object) -> float:
+    """``rope_theta`` (or the key it came from), checked under its own name."""
+    try:
+        return _validate.base(value)
+    except (TypeError, ValueError) as error:  # "base must be ...": say the config's key
+        raise type(error)(key + str(error).removeprefix("base")) from None
+
+
+def _head_dim(config: Mapping[str, Any], notes: list[str]) -> int:
+    """The width of one head, from ``head_dim`` or ``hidden_size // num_attention_heads``."""
+    for key in ("qk_rope_head_dim", "head_dim"):  # DeepSeek-V2/V3: only the first rotates
+        if config.get(key) is not None:
+            if key == "qk_rope_head_dim":
+                notes.append("head_dim = qk_rope_head_dim (the rotated part of each head)")
+            return _validate.integer(key, config[key], minimum=2)
+    if config.get("hidden_size") is None or config.get("num_attention_heads") is None:
+        raise ValueError("config has neither head_dim nor hidden_size and num_attention_heads")
+    hidden = _validate.integer("hidden_size", config["hidden_size"], minimum=1)
+    heads = _validate.integer("num_attention_heads", config["num_attention_heads"], minimum=1)
+    notes.append("head_dim = hidden_size // num_attention_heads")
+    if hidden // heads < 2:
+        raise ValueError(
+            f"head_dim = hidden_size // num_attention_heads = {_validate.shown(hidden)} // "
+            f"{_validate.shown(heads)} = {hidden // heads} must be >= 2"
+        )
+    return hidden // heads
 
 
 @dataclass(frozen=True)
@@ -898,15 +1040,8 @@ def read_config(
     one in the scaling dict for "yarn", "longrope" and "llama3", and a missing one is
     ``max_position_embeddings``; "dynamic" stretches from ``max_position_embeddings``.
     """
-    source = ""
     if isinstance(config, str | Path):
-        source = str(config)
-        try:
-            config = json.loads(Path(config).read_text(encoding="utf-8"))
-        except OSError as error:
-            raise ValueError(f"cannot read {source}: {error.strerror}") from None
-        except json.JSONDecodeError as error:
-            raise ValueError(f"{source} is not JSON: {error.msg} at line {error.lineno}") from None
+        config = _read_json(config)
     if not isinstance(config, Mapping):
         raise TypeError(
             f"config must be a dict or the path of a config.json, got {type(config).__name__}"
@@ -917,13 +1052,14 @@ def read_config(
         config = config["text_config"]
         notes.append("read from text_config")
     if config.get("rope_parameters") is not None:
-        form, scaling = "rope_parameters", dict(config["rope_parameters"])
+        form = "rope_parameters"
     elif config.get("rope_scaling") is not None:
-        form, scaling = "rope_scaling", dict(config["rope_scaling"])
+        form = "rope_scaling"
     else:
-        form, scaling = "none", {}
+        form = "none"
+    scaling = {} if form == "none" else _section(form, config[form])
     if scaling and not ("rope_type" in scaling or "type" in scaling or "rope_theta" in scaling):
-        nested = sorted(k for k, v in scaling.items() if isinstance(v, Mapping))
+        nested = sorted(str(k) for k, v in scaling.items() if isinstance(v, Mapping))
         if nested:
             if layer_type is None:
                 raise ValueError(
@@ -932,46 +1068,46 @@ def read_config(
                 )
             if layer_type not in nested:
                 raise ValueError(
-                    f"layer_type must be one of {', '.join(nested)}, got {layer_type!r}"
+                    f"layer_type must be one of {', '.join(nested)}, "
+                    f"got {_validate.shown(layer_type)}"
                 )
             scaling = dict(scaling[layer_type])
             notes.append(f"the {layer_type} layers")
+            form = f"{form}[{layer_type!r}]"
     elif layer_type is not None:
         raise ValueError("layer_type is only for configs with one rotary scheme per layer type")
 
-    name = scaling.get("rope_type", scaling.get("type", "default"))
+    type_key = "rope_type" if "rope_type" in scaling else "type"
+    name = scaling.get(type_key, "default")
+    if not isinstance(name, str):
+        raise TypeError(
+            f"{form}'s {type_key} must be the name of a scheme (a string), got "
+            f"{type(name).__name__} {_validate.shown(name)}"
+        )
     if name in _OLD_NAMES:
         notes.append(f'"{name}" is read as "{_OLD_NAMES[name]}"')
         name = _OLD_NAMES[name]
     if name not in SCHEMES:
         raise ValueError(
-            f"rotary scheme {name!r} is not one posenc computes ({', '.join(SCHEMES)})"
+            f"rotary scheme {_validate.shown(name)} is not one posenc computes"
+            f" ({', '.join(SCHEMES)})"
         )
+    base_key = "rope_theta"
     base = scaling.get("rope_theta", config.get("rope_theta"))
     if base is None and config.get("rotary_emb_base") is not None:  # GPT-NeoX
-        base = config["rotary_emb_base"]
+        base_key, base = "rotary_emb_base", config["rotary_emb_base"]
         notes.append("rope_theta from rotary_emb_base")
     if base is None:
         base = 10000.0
         notes.append("rope_theta not set: 10000")
-    head_dim = config.get("head_dim")
-    if config.get("qk_rope_head_dim") is not None:  # DeepSeek-V2/V3: only these rotate
-        head_dim = config["qk_rope_head_dim"]
-        notes.append("head_dim = qk_rope_head_dim (the rotated part of each head)")
-    if head_dim is None:
-        try:
-            head_dim = config["hidden_size"] // config["num_attention_heads"]
-        except (KeyError, TypeError):
-            raise ValueError(
-                "config has neither head_dim nor hidden_size and num_attention_heads"
-            ) from None
-        notes.append("head_dim = hidden_size // num_attention_heads")
+    base = _config_base(base_key, base)
+    head_dim = _head_dim(config, notes)
     partial = scaling.get("partial_rotary_factor", config.get("partial_rotary_factor"))
     if partial is None and "rotary_pct" in config:  # GPT-NeoX
-        partial = config["rotary_pct"]
+        partial = _validate.real("rotary_pct", config["rotary_pct"])
         notes.append("partial_rotary_factor from rotary_pct")
     params: dict[str, Any] = {}
-    if partial is not None and partial != 1:
+    if partial is not None and not (isinstance(partial, int | float) and partial == 1):
         params["partial_rotary_factor"] = partial
     wanted = _PARAMETERS[name]
     for key in wanted:
@@ -982,6 +1118,8 @@ def read_config(
     if "truncate" in scaling and name == "yarn":
         params["truncate"] = scaling["truncate"]
     max_pos = config.get("max_position_embeddings")
+    if max_pos is not None:  # checked here, under the name the config gives it
+        max_pos = _length("max_position_embeddings", max_pos)
     if name in ("yarn", "longrope", "llama3"):
         if config.get("original_max_position_embeddings") is not None:
             params["original_max_position_embeddings"] = config["original_max_position_embeddings"]
@@ -996,6 +1134,6 @@ def read_config(
         params["max_position_embeddings"] = max_pos
     if name in ("yarn", "longrope") and "factor" not in params and max_pos is not None:
         notes.append("factor = max_position_embeddings / original_max_position_embeddings")
-    spec = RopeConfig(name, head_dim, float(base), params, form, tuple(notes))
+    spec = RopeConfig(name, head_dim, base, params, form.partition("[")[0], tuple(notes))
     spec.inv_freq()  # every value checked now, with the parameter's name in the message
     return spec

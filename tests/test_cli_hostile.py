@@ -343,14 +343,17 @@ def test_a_file_that_is_a_fifo_or_a_device_is_not_read(tmp_path, capsys, make, k
 
 
 def test_a_file_without_permission(tmp_path, capsys, monkeypatch):
-    """Root reads any file, so the refusal of open() is simulated."""
+    """Root reads any file, so the refusal of open(2) is simulated, for this file only."""
     path = tmp_path / "t.npy"
     np.save(path, posenc.sinusoidal(4, 4))
+    original = os.open
 
-    def refuse(*args, **kwargs):
-        raise PermissionError(errno.EACCES, "Permission denied")
+    def refuse(name, *args, **kwargs):
+        if os.fspath(name) == str(path):
+            raise PermissionError(errno.EACCES, "Permission denied")
+        return original(name, *args, **kwargs)
 
-    monkeypatch.setattr(reading, "open", refuse, raising=False)
+    monkeypatch.setattr(os, "open", refuse)
     message = identify_refuses(path, capsys)
     assert message == f"cannot read {str(path)!r}: Permission denied"
 
@@ -415,8 +418,10 @@ def test_a_full_disk_leaves_the_existing_file_untouched(existing, capsys, monkey
     assert leftovers(existing.parent) == ["t.csv"]
 
 
-def test_a_failure_while_formatting_leaves_the_existing_file_untouched(existing, monkeypatch):
-    """A bug is a traceback, but the file it was writing is still whole and no temp stays."""
+def test_a_failure_while_formatting_leaves_the_existing_file_untouched(
+    existing, capsys, monkeypatch
+):
+    """A bug is one line and status 70; the file it was writing is whole, no temp stays."""
     monkeypatch.setattr(cli, "_CHUNK_ENTRIES", 4)  # one row per piece: fail after the first
     calls = []
 
@@ -427,6 +432,17 @@ def test_a_failure_while_formatting_leaves_the_existing_file_untouched(existing,
         return [[repr(float(x)) for x in row] for row in block]
 
     monkeypatch.setattr(cli, "_shortest", shortest)
+    monkeypatch.delenv("POSENC_DEBUG", raising=False)
+    assert main([*TABLE, "--format", "json", "-o", str(existing), "--force"]) == 70
+    assert capsys.readouterr() == (
+        "",
+        "posenc: internal error: RuntimeError: a bug in the formatting "
+        "(please report it; POSENC_DEBUG=1 shows the traceback)\n",
+    )
+    assert existing.read_bytes() == OLD
+    assert leftovers(existing.parent) == ["t.csv"]
+    monkeypatch.setenv("POSENC_DEBUG", "1")  # the traceback, for a bug report
+    calls.clear()
     with pytest.raises(RuntimeError, match="a bug in the formatting"):
         main([*TABLE, "--format", "json", "-o", str(existing), "--force"])
     assert existing.read_bytes() == OLD
