@@ -14,7 +14,8 @@ posenc. Here:
 - the worker's modules, path and finders are those it should have;
 - every case of every exercise reaches the worker as it is (types and values);
 - the pipe that carries the inputs cannot hang the check: a worker that stops reading
-  still meets the time limit, one that closes the pipe still gets a report.
+  still meets the time limit, one that closes the pipe still gets a report;
+- no solution or mistake file imports posenc, and the pages say what a pass guarantees.
 
 Run against the checker before issue 32 (commit cadcc1e, in a worktree of its own), the
 frame-walking solution passed all seven exercises, having found about 150 objects of
@@ -24,6 +25,7 @@ held 25 posenc modules.
 
 from __future__ import annotations
 
+import ast
 import io
 import json
 import os
@@ -37,7 +39,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from posenc.exercises import EXERCISES, _child, _run, check, exercise
+from posenc.exercises import EXERCISES, _child, _run, check, checker, exercise
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="the worker's pipes are checked with /proc"
@@ -475,3 +477,59 @@ def alive(pid: int) -> bool:
     except (OSError, IndexError):
         return False
     return state != b"Z" and b"posenc/exercises/_child.py" in command
+
+
+# --------------------------------------------------------------------------------------
+# The files a reader is shown, and the pages, say what is true now.
+
+
+def imports_posenc(path: Path) -> list[int]:
+    """Lines that import posenc when the checker loads or calls the file (not __main__)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    main = [
+        node
+        for node in tree.body
+        if isinstance(node, ast.If) and "__main__" in ast.unparse(node.test)
+    ]
+    skipped = {id(n) for block in main for n in ast.walk(block)}
+    lines = []
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            names = [node.module or ""]
+        else:
+            continue
+        if any(name == "posenc" or name.startswith("posenc.") for name in names):
+            lines.append(node.lineno)
+    return lines
+
+
+def test_no_solution_or_mistake_file_imports_posenc():
+    files = [*sorted((ROOT / "exercises" / "solutions").glob("*.py"))]
+    files += sorted((ROOT / "tests" / "data" / "exercises").glob("*.py"))
+    assert len(files) > 50
+    assert {path.name: imports_posenc(path) for path in files if imports_posenc(path)} == {}
+    probe = ROOT / "exercises" / "solutions" / "e2_shift_matrix.py"  # its __main__ block does
+    assert "from posenc import sinusoidal" in probe.read_text()
+
+
+def test_the_pages_say_what_a_pass_guarantees():
+    index = words((ROOT / "docs" / "exercises" / "index.md").read_text(encoding="utf-8"))
+    for phrase in (
+        "A pass is the exit status of the `posenc` command you started",
+        "it compares each answer of your `solve` with the value it computes itself",
+        "which holds no answer: it receives the inputs of one case at a time",
+        "It cannot import posenc either.",
+        "It is a check of your numbers, not a proctored exam.",
+        "it can read posenc's files from disk",
+        "on your own machine you can always edit the checker",
+        "larger than 1 MB or not a plain file",
+    ):
+        assert phrase in index, phrase
+    e3 = words((ROOT / "docs" / "exercises" / "e3-order-blindness.md").read_text())
+    assert "posenc.sinusoidal" not in e3
+    assert "copy your E1 `solve` into the same file" in e3
+    assert checker.SOLUTION_LIMIT == 1 << 20  # the 1 MB the index states

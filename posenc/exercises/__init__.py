@@ -29,9 +29,10 @@ worked examples of the page and on unseen cases from a seeded generator, and jud
 the answers against ``posenc.sinusoidal``, ``posenc.shift_matrix``,
 ``posenc.attention``, ``posenc.relative.alibi_slopes``, ``posenc.relative.t5_bucket``
 and ``posenc.rope.inv_freq`` (``checker``). A pass needs an answer to every case,
-each compared in this process; no process the child starts outlives the check. The
-classic mistakes of each exercise are written out as formulas, so a wrong answer can
-be matched to the mistake that produces it.
+each compared in this process; the child is sent the inputs of each case and nothing
+else, holds no answer and cannot import posenc; no process it starts outlives the
+check. The classic mistakes of each exercise are written out as formulas, so a wrong
+answer can be matched to the mistake that produces it.
 
 References
 ----------

@@ -99,7 +99,7 @@ class Run:
 
 
 class _Stopped(Exception):
-    """The check stopped reading."""
+    """The check stopped reading (or sending)."""
 
 
 class _Closed(Exception):

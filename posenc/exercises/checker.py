@@ -1,11 +1,13 @@
 """Mark a reader's solution: run it in a child process, judge its answers, explain.
 
-The child only calls ``solve`` and sends what it returns (``_run`` starts it, below a
-supervisor, with limits on time, CPU and memory, and reads its answers; ``_child`` is
-the child). Before any case it sends the signature of ``solve``, and the plan made here
-from it (``_calls``) says which cases are run: all of them, or for a shorter ``solve``
-such as E1's ``solve(length, width)`` those with base 10000, the report saying how many
-others were not run; or none, with the reason, for a ``solve`` the checker cannot call.
+The child only calls ``solve`` on the inputs it is sent and sends back what it returns
+(``_run`` starts it, below a supervisor, with limits on time, CPU and memory, feeds it
+and reads its answers; ``_child`` is the child). It holds no expected value and cannot
+import posenc. Before any case it sends the signature of ``solve``, and the plan made
+here from it (``_calls``) says which cases are run: all of them, or for a shorter
+``solve`` such as E1's ``solve(length, width)`` those with base 10000, the report saying
+how many others were not run; or none, with the reason, for a ``solve`` the checker
+cannot call.
 The verdict is decided here, case by case: a solution passes only when every case of the
 plan has an answer, read here and compared with the expected value that the library
 computes here; a case not run is never counted as passed. A missing answer is a failure
