@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from typing import TextIO
 
 from posenc.conventions import CONVENTIONS
@@ -110,7 +111,7 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
     A file that cannot be read, or a table that cannot be one (NaN, wrong shape),
     raises ValueError, which ``posenc.cli.main`` reports on one line with status 2.
     """
-    if getattr(args, "rope", None) or str(args.table).endswith(".json"):
+    if getattr(args, "rope", None) or _is_config(args.table):
         return _run_rope(args, stdout)
     candidates = None
     if args.candidates is not None:
@@ -132,7 +133,8 @@ def _run_rope(args: argparse.Namespace, stdout: TextIO) -> int:
     if args.rope == "weights":
         return _run_weights(args, stdout)
     layout = None
-    if str(args.table).endswith(".json"):
+    is_config = _is_config(args.table)
+    if is_config:
         result = identify_rope.identify_config(args.table, layer_type=args.layer_type)
     elif args.rope == "cache":
         cos = load_table(args.table, key="cos")
@@ -146,20 +148,50 @@ def _run_rope(args: argparse.Namespace, stdout: TextIO) -> int:
     if args.json:
         stdout.write(json.dumps(out, indent=2) + "\n")
     else:
-        head = "identified" if result.exact else "not identified exactly; read as"
-        params = {k: v for k, v in out["params"].items() if k != "factors_to_default"}
-        lines = [
-            f"{args.table}: rotary, {result.rotary_dim} rotated dims",
-            f"{head}: {result.scheme}, base {result.base:g}"
-            + (f", layout {layout}" if layout else ""),
-            f"  parameters: {json.dumps(params)}",
-            f"  largest relative difference when recomputed: {_number(result.max_rel_error)}",
-            f"  bands: {result.bands}",
-            *(f"  note: {n}" for n in result.notes),
-        ]
-        stdout.write("\n".join(lines) + "\n")
+        stdout.write(_rope_report(result, args.table, layout, config=is_config))
     stdout.flush()
-    return EXIT_IDENTIFIED if result.exact else EXIT_NOT_IDENTIFIED
+    return EXIT_IDENTIFIED if result.verdict == "identified" else EXIT_NOT_IDENTIFIED
+
+
+def _is_config(path: str) -> bool:
+    """A .json file (any case: config.JSON too) is read as a model config."""
+    return str(path).lower().endswith(".json")
+
+
+_ROPE_HEADS = {
+    "identified": "identified",
+    "cannot tell": "cannot tell; it fits",
+    "not identified": "not identified; closest",
+}
+
+
+def _rope_report(result, name: str, layout: str | None, *, config: bool) -> str:
+    """The text report of a rotary identification (speeds, a cache or a config)."""
+    if config:
+        head = "read" if result.verdict == "identified" else "read, but not a valid scheme"
+    else:
+        head = _ROPE_HEADS[result.verdict]
+    params = {k: v for k, v in result.params.items() if k != "factors_to_default"}
+    lines = [
+        f"{name}: rotary, {result.rotary_dim} rotated dims",
+        f"{head}: {result.scheme}, base {result.base:g}"
+        + (f", layout {layout}" if layout else ""),
+        f"  parameters: {json.dumps(params)}",
+    ]
+    if not config and math.isfinite(result.max_rel_error):
+        lines.append(
+            f"  largest relative difference when recomputed: {_number(result.max_rel_error)}"
+        )
+    if result.evidence:
+        lines.append(
+            f"  evidence: {result.evidence['bits']:.0f} bits,"
+            f" {result.evidence['needed']:.0f} needed"
+        )
+    lines += [f"  problem: {why}" for why in result.problems]
+    if result.bands:
+        lines.append(f"  bands: {result.bands}")
+    lines += [f"  note: {n}" for n in result.notes]
+    return "\n".join(lines) + "\n"
 
 
 #: Names tried, in order, for the query and key weights of --rope weights.
@@ -186,9 +218,13 @@ def _load_weights(path: str, key: str | None) -> tuple[str, str, object, object]
         try:
             wq = load_table(path, key=q_name)
             wk = load_table(path, key=k_name)
-        except ValueError:
-            if key is not None:
+        except ValueError as error:
+            # Only a missing name sends the search on; a file that cannot be read, holds
+            # no arrays or needs PyTorch is reported as it is.
+            if key is not None or " has no array " not in str(error):
                 raise
+            if "(arrays: none)" in str(error):
+                raise ValueError(f"{path!r} holds no arrays: no query and key weights") from None
             continue
         return q_name, k_name, wq, wk
     shown = ", ".join(f"{q}/{k}" for q, k in _WEIGHT_NAMES)

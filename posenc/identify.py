@@ -56,6 +56,29 @@ table's own precision). Among explanations, a round base comes before one with m
 digits, a whole table before a slice, and a tighter model before a looser one; so no odd
 base is offered when a named convention explains the table within its model.
 
+**Evidence: can the table decide?** A fit is not yet an answer. Far from position 0
+in a low precision the error model allows a difference of 2 (a whole sine), and a table
+of random values fits it. So each fit is weighed (:func:`_evidence`): a pair of entries
+allowed ``b_s`` and ``b_c`` is worth ``-log2 min(1, max(b_s, b_c))`` bits, since values
+drawn uniformly from [-1, 1], or pairs at random angles, land within such bounds with a
+chance of at most ``max(b_s, b_c)``. A structure is named when its bits reach
+``LEVEL_BITS`` (20: a chance of about one in a million) plus the length of a code that
+names it among all the structures searched (:func:`_needed`: convention, error model,
+storage type, base, first position, columns); these lengths obey Kraft's inequality, so
+however the search picked it, random values of either kind are identified with a chance
+of at most ``2**-LEVEL_BITS``. The named first position must also be told from its
+neighbours (a position the precision cannot resolve is not an answer), and no structure
+with another first position may explain the table almost as well (bits to name minus
+bits of evidence within ``LEVEL_BITS``). Otherwise the verdict is "cannot tell", with the
+reason. Structures at the same first position that read the same numbers with another
+base (one row at position 0 fits every base; a column slice fixes only
+``ln(base)/width``) are reported as what was assumed.
+
+**Storage.** The storage type is part of the hypothesis: the array's own type (the
+tightest bound), and the narrowest format that holds every value (a table cast down,
+such as a float32 table cast to bfloat16 and back); the better explanation wins, the
+array's own type between equals.
+
 **Precision path.** Then, separately, the named convention's own operations are run
 (``conventions.table(..., path="emulated")``, for Keras-Hub in each compute dtype, and
 in float64 also with ``1 / max_wavelength`` rounded to float32 as Keras does on
@@ -87,13 +110,18 @@ Limits
 - A base that is not a round number is found only as closely as the speeds allow,
   which a float64 table may not accept.
 - A single row gives no speeds: the base then comes from the phases alone, among
-  common values, and a single row at position 0 fits every base.
+  common values, and a single row at position 0 fits every base (the convention's own
+  is assumed, and the answer says so).
 - A narrow table (a handful of pairs) whose angles were rounded to float32, far from
   position 0, can have several first positions that fit its angles about as well;
   the whole-table comparison picks among a few, and may then report none.
 - The error model is loose far from position 0 (it grows with the angle), so there
-  two structures that differ by less than the bound cannot be told apart; both are
-  then in ``equivalent`` when their base and first position agree.
+  two structures that differ by less than the bound cannot be told apart: both are
+  then in ``equivalent`` when their base and first position agree, and the verdict is
+  "cannot tell" when their first positions differ.
+- The guarantee against random values holds for the two kinds of noise that
+  :func:`_evidence` weighs, each independent from pair to pair. A table made to fool
+  it (a real code with one column replaced, say) is judged by its fit, entry by entry.
 """
 
 from __future__ import annotations
@@ -109,6 +137,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from posenc import _validate, conventions, encoding
+from posenc._evidence import LEVEL_BITS, number_bits, significant_digits
 from posenc._files import load_table
 from posenc.precision import FORMATS, round_to, ulp
 
@@ -342,9 +371,15 @@ def _as_table(table: ArrayLike) -> tuple[np.ndarray, str]:
     if array.dtype == object or array.dtype.kind not in "biuf":
         raise ValueError(f"table must hold real numbers, got dtype {array.dtype}")
     if array.ndim != 2:
+        vector = (
+            "; a vector of rotary speeds (inverse frequencies) is read by "
+            "posenc.identify_rope.identify_inv_freq, on the command line with --rope speeds"
+            if array.ndim == 1
+            else ""
+        )
         raise ValueError(
             f"table must be 2-D (one row per position, one column per feature), "
-            f"got shape {array.shape}"
+            f"got shape {array.shape}{vector}"
         )
     rows, cols = array.shape
     if rows < 1 or cols < 2:
@@ -548,13 +583,6 @@ def _round_bases(estimate: float, default: float) -> list[float]:
     return list(dict.fromkeys([default, *near]))
 
 
-def _significant_digits(base: float) -> int:
-    for digits in range(1, 18):
-        if float(f"{base:.{digits}g}") == base:
-            return digits
-    return 18
-
-
 def _solve_start(phase: np.ndarray, speed: np.ndarray) -> list[int]:
     """First positions ``s`` in ``[0, MAX_START]`` with ``s w_i = phi_i (mod 2 pi)``.
 
@@ -677,14 +705,8 @@ def _bound(model: str, exact: np.ndarray, angle: np.ndarray, log_speed: np.ndarr
 # --------------------------------------------------------------------------------------
 # Evidence: could a table that is not a position code have fitted as well?
 
-#: The chance, at most, that a table of random values is identified: ``2**-LEVEL_BITS``.
-LEVEL_BITS = 20
-
 #: Widest table a column slice is read from (:func:`_column_slices`).
 _MAX_SLICE_WIDTH = 2**20
-
-#: Decimal exponents a base may have: bases from 1 to about 1e304 (``ln(base) < 700``).
-_BASE_DECADES = 305
 
 
 @functools.lru_cache(maxsize=256)
@@ -718,12 +740,6 @@ def _evidence(bound: np.ndarray, sines, cosines, lone) -> float:
     return float(-np.log2(pair).sum() - np.log2(b[:, lone]).sum())
 
 
-def _base_bits(base: float) -> float:
-    """Bits to name a base that is not the convention's: its digits and decimal exponent."""
-    digits = _significant_digits(base)
-    return digits + math.log2(9 * 10 ** (digits - 1)) + math.log2(_BASE_DECADES)
-
-
 def _needed(h: _Hypothesis, conventions_tried: int) -> float:
     """Bits of evidence a hypothesis needs before it is named: ``LEVEL_BITS`` + its cost.
 
@@ -739,7 +755,7 @@ def _needed(h: _Hypothesis, conventions_tried: int) -> float:
     """
     convention = conventions.CONVENTIONS[h.convention]
     cost = math.log2(conventions_tried) + math.log2(len(MODELS)) + math.log2(len(_PRECISIONS))
-    cost += 1 if h.base == convention.base else 1 + _base_bits(h.base)
+    cost += 1 if h.base == convention.base else 1 + number_bits(h.base)
     cost += 1 if h.start == convention.start else 1 + math.log2(MAX_START + 1)
     if h.sliced:
         cost += 1 + math.log2(_MAX_SLICE_WIDTH) + math.log2(h.width)
@@ -875,7 +891,7 @@ def _add(found, name, base, width, first, z, layout, *, sliced, solved, precisio
     key = (base, layout.exponents.tobytes(), layout.sines.tobytes(), layout.cosines.tobytes())
     if key not in solved:  # conventions with the same columns and speeds share it
         solved[key] = _solve_start(_phases(z, speed), speed) if speed.size else [0]
-    rank = 0 if base == default else _significant_digits(base)
+    rank = 0 if base == default else significant_digits(base)
     for start in solved[key]:
         entry = (name, base, width, first, start)
         if entry not in found:

@@ -6,6 +6,15 @@ fitted by closed forms: the base from the ratio of the first two speeds (which e
 but "longrope" leaves alone or divides by the same ``s``), ``s`` from the slowest pair, and
 the band edges from where the ratio to the default ladder leaves 1 and reaches ``1/s``.
 
+A recomputation within the tolerance is not yet an answer: with two pairs, any falling
+vector is a default ladder for some base. So, as for tables (:mod:`posenc._evidence`),
+the pairs are weighed in bits (how unlikely random speeds are to fall within the
+tolerance of the scheme's) against the bits it takes to name the scheme and its
+parameters, and the verdict is "identified" only when the evidence suffices. A cos/sin
+cache is judged on every row given, recomputed from the scheme found; a config is read,
+and its parameters are checked against what its scheme needs (a factor of at least 1,
+``beta_fast > beta_slow``, ...).
+
 :func:`identify_pairing` answers another question, about one layer's query and key
 weights: do they pair their rotary coordinates by halves or in turn? Its answer is a
 sign-flip test of the energies of each pair's two coordinates, exact in its level under
@@ -21,6 +30,8 @@ from typing import Any
 import numpy as np
 
 from posenc import rope
+from posenc._evidence import LEVEL_BITS, number_bits
+from posenc.precision import FORMATS, round_to, ulp
 from posenc.rotary import _halves, _pairing
 
 __all__ = [
@@ -40,9 +51,20 @@ _LENGTHS = (*tuple(2**k for k in range(8, 21)), 2048 * 3, 4096 * 3, 4000, 32000)
 _BETAS = ((32.0, 1.0),)
 
 
+#: The verdicts, as :func:`posenc.identify.identify` gives them.
+IDENTIFIED, UNDECIDED, NOT_IDENTIFIED = "identified", "cannot tell", "not identified"
+
+
 @dataclass
 class RopeIdentification:
-    """The scheme that explains some speeds best, its parameters and its error."""
+    """The scheme that explains some speeds best, its parameters, its error and the verdict.
+
+    ``exact`` says the scheme recomputes the speeds within the tolerance; ``verdict`` is
+    "identified" only when, besides, the speeds hold the evidence to name it
+    (``evidence``: bits held and bits needed), and, for a cache, every row fits; "cannot
+    tell" when the fit is exact but the evidence too thin; "not identified" otherwise,
+    with the reasons in ``problems``.
+    """
 
     scheme: str
     rotary_dim: int
@@ -52,6 +74,9 @@ class RopeIdentification:
     exact: bool = False
     bands: str = ""
     notes: list[str] = field(default_factory=list)
+    verdict: str = NOT_IDENTIFIED
+    evidence: dict[str, float] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         """A JSON-ready dictionary of the result."""
@@ -59,13 +84,16 @@ class RopeIdentification:
             k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in self.params.items()
         }
         return {
+            "verdict": self.verdict,
             "scheme": self.scheme,
             "rotary_dim": self.rotary_dim,
             "base": self.base,
             "params": params,
-            "max_rel_error": self.max_rel_error,
+            "max_rel_error": self.max_rel_error if math.isfinite(self.max_rel_error) else None,
             "exact": self.exact,
+            "evidence": {k: round(v, 1) for k, v in self.evidence.items()},
             "bands": self.bands,
+            "problems": list(self.problems),
             "notes": list(self.notes),
         }
 
@@ -112,6 +140,47 @@ def _try(w, scheme, dim, base, **params) -> tuple[float, dict[str, Any]]:
     return _error(w, candidate), params
 
 
+# --------------------------------------------------------------------------------------
+# Evidence for a scheme found from speeds (see posenc._evidence).
+
+#: Random speeds are weighed as log-speeds drawn uniformly from [ln 1e-12, 0], then sorted.
+_LOG_RANGE = math.log(1e12)
+
+#: Bases named at 1 + log2(len) bits; any other costs its digits (number_bits).
+_COMMON_BASES = (10000.0, 500000.0, 1e6, 1e5, 5e6, 1e7)
+
+
+def _speed_bits(pairs: int, tolerance: float) -> float:
+    """Bits of evidence in ``pairs`` speeds each recomputed within ``tolerance`` (relative).
+
+    A random log-speed lands within ``tolerance`` of a given one with a chance of at most
+    ``2 tolerance / _LOG_RANGE``; a vector of ``pairs`` sorted ones is ``pairs!`` times
+    likelier than one in a given order, hence the ``log2(pairs!)`` taken off.
+    """
+    each = math.log2(_LOG_RANGE / (2 * tolerance))
+    return max(0.0, pairs * each - math.lgamma(pairs + 1) / math.log(2))
+
+
+def _length_bits(length: int) -> float:
+    if length in _LENGTHS:
+        return 1 + math.log2(len(_LENGTHS))
+    return 1 + 21  # any length up to 2**21
+
+
+def _scheme_bits(scheme: str, base: float, params: dict[str, Any]) -> float:
+    """Bits to name a scheme and the parameters that were fitted to the speeds."""
+    bits = math.log2(len(rope.SCHEMES))
+    bits += 1 + (math.log2(len(_COMMON_BASES)) if base in _COMMON_BASES else number_bits(base))
+    if "factor" in params:
+        bits += number_bits(float(params["factor"]))
+    if "original_max_position_embeddings" in params:
+        bits += _length_bits(int(params["original_max_position_embeddings"]))
+    for key in ("low_freq_factor", "high_freq_factor"):
+        if key in params:
+            bits += number_bits(float(params[key]))
+    return bits
+
+
 def identify_inv_freq(values: Any, *, tolerance: float = FLOAT32_TOLERANCE) -> RopeIdentification:
     """Say which scheme and parameters explain the speeds ``values`` (one per rotated pair).
 
@@ -141,6 +210,17 @@ def identify_inv_freq(values: Any, *, tolerance: float = FLOAT32_TOLERANCE) -> R
     default = rope.default_inv_freq(dim, base)
     factor = float(params.get("factor", 1.0))
     result = RopeIdentification(scheme, dim, base, params, err, err <= tolerance)
+    bits, needed = _speed_bits(pairs, tolerance), LEVEL_BITS + _scheme_bits(scheme, base, params)
+    result.evidence = {"bits": bits, "needed": needed}
+    if result.exact and bits >= needed:
+        result.verdict = IDENTIFIED
+    elif result.exact:
+        result.verdict = UNDECIDED
+        result.problems.append(
+            f"{pairs} speeds recomputed within {tolerance:.1e} hold {bits:.0f} bits of evidence,"
+            f" and naming {scheme} with these parameters needs {needed:.0f}: too few pairs to"
+            " decide (any two falling speeds are a default ladder for some base)"
+        )
     length = params.get("original_max_position_embeddings")
     if scheme == "default":
         result.notes.append(
@@ -158,10 +238,13 @@ def identify_inv_freq(values: Any, *, tolerance: float = FLOAT32_TOLERANCE) -> R
             " usual length) that gives them with beta_fast = 32, beta_slow = 1"
         )
     if not result.exact:
-        result.notes.append(
+        result.problems.append(
             f"no scheme recomputes the vector within {tolerance:.1e} (closest: {scheme},"
-            f" {err:.2e}); as any vector, it is a longrope vector with per-pair factors"
-            " default/speed given in params"
+            f" {err:.2e})"
+        )
+        result.notes.append(
+            "as any vector, it is a longrope vector with per-pair factors default/speed"
+            " given in params"
         )
         result.scheme = "longrope"
         result.params = {"factors_to_default": default / w, "closest": scheme, **params}
@@ -251,40 +334,182 @@ def _fit_yarn(w, dim, base, factor):
     return out
 
 
-def _layout(cos_row: np.ndarray) -> str:
-    n = cos_row.size // 2
-    if np.allclose(cos_row[:n], cos_row[n:], rtol=0, atol=1e-6):
-        return "half"
-    if np.allclose(cos_row[0::2], cos_row[1::2], rtol=0, atol=1e-6):
-        return "interleaved"
-    raise ValueError("the cache is neither in half layout nor interleaved")
+def _layout(cos: np.ndarray, sin: np.ndarray) -> str:
+    """ "half" or "interleaved": which layout rows 0 and 1 (positions 0 and 1) are in."""
+    n = cos.shape[1] // 2
+    for name, first, second in (
+        ("half", np.s_[:, :n], np.s_[:, n:]),
+        ("interleaved", np.s_[:, 0::2], np.s_[:, 1::2]),
+    ):
+        if all(np.allclose(x[:2][first], x[:2][second], rtol=1e-6, atol=1e-6) for x in (cos, sin)):
+            return name
+    raise ValueError("the cache is neither in half layout nor interleaved (rows 0 and 1)")
+
+
+def _rotation(z: np.ndarray) -> np.ndarray:
+    """Speed of each pair from the turns between rows, (p,): the median over every row.
+
+    The turn from row ``r`` to ``r + 1`` gives each speed to within the cache's rounding;
+    the turn over ``lag = rows // 2`` rows gives it ``lag`` times more finely, once its
+    whole turns are counted from the short one. Medians over the rows keep a few wrong
+    rows from moving the speeds: those rows are then found when every row is compared.
+    """
+    rows = z.shape[0]
+    step = np.median(np.angle(z[1:] * np.conj(z[:-1])), axis=0)  # (p,), each in (-pi, pi]
+    lag = rows // 2
+    if lag >= 2:
+        long = np.angle(z[lag:] * np.conj(z[:-lag]))  # (rows - lag, p)
+        long += 2 * math.pi * np.rint((lag * step[None, :] - long) / (2 * math.pi))
+        step = np.median(long, axis=0) / lag
+    return step
+
+
+def _cache_storage(values: np.ndarray, dtype: np.dtype) -> str:
+    """The narrowest format that holds every value, within the array's own type."""
+    own = dtype.name if dtype.kind == "f" and dtype.name in FORMATS else "float64"
+    for name in ("bfloat16", "float16", "float32"):
+        if FORMATS[name].significand_bits >= FORMATS[own].significand_bits:
+            break
+        with np.errstate(over="ignore"):
+            if np.array_equal(round_to(values, name), values):
+                return name
+    return own
 
 
 def identify_cache(cos: Any, sin: Any, **kwargs: Any) -> tuple[str, RopeIdentification]:
-    """Recover the speeds from position 1 of a cos/sin cache (positions x dims), then identify.
+    """Identify the scheme of a cos/sin cache (positions x dims), judged on every row.
 
-    Returns the layout found ("half" or "interleaved") and the identification. Position 1
-    gives each speed by ``atan2``, valid for speeds below pi (every real ladder starts at 1).
+    Row ``m`` is position ``m`` (a cache starts at position 0). The layout ("half" or
+    "interleaved") is read from rows 0 and 1; each pair's speed from the turn between
+    consecutive rows over the whole cache (valid for speeds below pi: every real ladder
+    starts at 1); the attention factor ``a`` from the pairs' length ``sqrt(cos^2 +
+    sin^2)``, the same in every entry. The speeds are identified (:func:`identify_inv_freq`),
+    then the whole cache is recomputed from the scheme found, in the layout found,
+    scaled by ``a``, and every entry must lie within the bound of a float32
+    implementation (angles ``m w`` in float32: ``a ((2 |ln w| + 3) m w + 2) 2**-23``, plus
+    half an ulp of the storage type). Returns the layout and the identification; a cache
+    whose rows do not all fit is "not identified", with the first row that does not.
     """
-    c = np.asarray(cos, dtype=np.float64)
-    s = np.asarray(sin, dtype=np.float64)
-    if c.ndim != 2 or c.shape != s.shape or c.shape[0] < 2 or c.shape[1] % 2:
+    c = np.asarray(cos)
+    s = np.asarray(sin)
+    if c.ndim != 2 or c.shape != s.shape or c.shape[0] < 2 or c.shape[1] < 4 or c.shape[1] % 2:
         raise ValueError(
-            "cos and sin must be two arrays of the same shape (positions >= 2, even dims),"
-            f" got {c.shape} and {s.shape}"
+            "cos and sin must be two arrays of the same shape (positions >= 2, an even number"
+            f" of dims >= 4), got {c.shape} and {s.shape}"
         )
+    for name, x in (("cos", c), ("sin", s)):
+        if x.dtype.kind not in "biuf":
+            raise ValueError(f"the {name} cache must hold real numbers, got dtype {x.dtype}")
+    storage = _cache_storage(np.concatenate([c.ravel(), s.ravel()]).astype(np.float64), c.dtype)
+    c, s = c.astype(np.float64), s.astype(np.float64)
     if not (np.all(np.isfinite(c)) and np.all(np.isfinite(s))):
         raise ValueError("the cache holds NaN or infinity")
-    layout = _layout(c[1])
+    layout = _layout(c, s)
     n = c.shape[1] // 2
     pick = slice(0, n) if layout == "half" else slice(0, None, 2)
-    w = np.arctan2(s[1, pick], c[1, pick])
+    z = c[:, pick] + 1j * s[:, pick]  # (rows, pairs)
+    size = np.abs(z)
+    factor = float(np.median(size))
     kwargs.setdefault("tolerance", 1e-6)
-    return layout, identify_inv_freq(w, **kwargs)
+    if not factor > 0:
+        raise ValueError("the cache's pairs have length 0: cos and sin are all zero")
+    w = _rotation(z / factor)
+    if np.any(w <= 0) or np.any(np.diff(w) >= 0):
+        result = RopeIdentification("unknown", c.shape[1], math.nan, {}, math.inf, False)
+        result.problems.append(
+            "the speeds read from the turns between rows do not fall from pair to pair:"
+            " no rotary ladder"
+        )
+        return layout, result
+    result = identify_inv_freq(w, **kwargs)
+    result.params["cache_attention_factor"] = factor
+    _judge_cache(result, c, s, layout, factor, storage)
+    return layout, result
+
+
+def _judge_cache(result, c, s, layout, factor, storage) -> None:
+    """Recompute every row of the cache from the scheme found and compare, entry by entry."""
+    params = {k: v for k, v in result.params.items() if k != "cache_attention_factor"}
+    if result.scheme == "longrope":  # the fallback: the per-pair factors give the speeds
+        w = rope.default_inv_freq(result.rotary_dim, result.base) / params["factors_to_default"]
+        own = 1.0
+    else:
+        w, own = rope.inv_freq(result.scheme, result.rotary_dim, base=result.base, **params)
+    positions = np.arange(c.shape[0], dtype=np.float64)  # (rows,)
+    ref_cos, ref_sin = rope.cos_sin(positions, w, attention_factor=factor, layout=layout)
+    speed = np.concatenate([w, w]) if layout == "half" else np.repeat(w, 2)  # (d,)
+    angle = positions[:, None] * speed[None, :]  # (rows, d)
+    spread = (2 * np.abs(np.log(speed))[None, :] + 3) * angle + 2  # in float32 ulps at 1
+    bad = np.zeros(c.shape, dtype=bool)  # (rows, d)
+    allowed = np.empty(c.shape)
+    for got, ref in ((c, ref_cos), (s, ref_sin)):
+        limit = factor * spread * 2.0**-23 + 0.5 * ulp(ref, storage)  # (rows, d)
+        over = np.abs(got - ref) > limit
+        allowed = np.where(over & ~bad, limit, allowed)
+        bad |= over
+    if bad.any():
+        rows = np.flatnonzero(bad.any(axis=1))
+        row = int(rows[0])
+        col = int(np.flatnonzero(bad[row])[0])
+        diff = max(abs(c[row, col] - ref_cos[row, col]), abs(s[row, col] - ref_sin[row, col]))
+        result.verdict = NOT_IDENTIFIED
+        result.problems.append(
+            f"{rows.size} of the {c.shape[0]} rows do not fit the {result.scheme} ladder"
+            f" found; the first, row {row} (position {row}), differs by {diff:.3g} in column"
+            f" {col}, more than the {allowed[row, col]:.2g} a float32 implementation allows"
+        )
+    if abs(factor - 1.0) > 1e-6:
+        words = f"cos and sin are scaled by {factor:.6g} (so the logits by {factor**2:.6g})"
+        if abs(factor - own) <= 1e-5 * own:
+            result.notes.append(f"{words}: the attention factor of this {result.scheme} scheme")
+        else:
+            result.notes.append(
+                f"{words}; the {result.scheme} scheme found has attention factor {own:.6g}"
+            )
+    result.notes.append(f"all {c.shape[0]} rows compared, in {storage} storage")
+
+
+def _config_problems(cfg: rope.RopeConfig, w: np.ndarray) -> list[str]:
+    """What the config sets that its scheme does not allow, in words (empty if nothing).
+
+    The rules are those of the schemes' definitions, which Transformers also checks (and
+    only warns about, in ``modeling_rope_utils``): a scale of at least 1, YaRN's
+    ``beta_fast`` above ``beta_slow``, a positive attention factor; and speeds that fall
+    from pair to pair, as every rotary ladder's do. (Llama 3's ``high_freq_factor`` not
+    above ``low_freq_factor`` is refused by :func:`posenc.rope.inv_freq` itself.)
+    """
+    p, problems = cfg.params, []
+    factor = p.get("factor")
+    if factor is not None and cfg.scheme != "default" and float(factor) < 1:
+        problems.append(
+            f"factor {factor:g} is below 1: the scale s stretches the context, and a factor"
+            " below 1 shrinks it (Transformers warns and goes on)"
+        )
+    if cfg.scheme == "yarn":
+        fast, slow = p.get("beta_fast", 32.0), p.get("beta_slow", 1.0)
+        if not float(fast) > float(slow):
+            problems.append(
+                f"beta_fast {fast:g} is not above beta_slow {slow:g}: YaRN's ramp runs from"
+                " the pair that turns beta_fast times in L0 to the one that turns beta_slow"
+                " times, so swapped values invert it"
+            )
+    attention = p.get("attention_factor")
+    if attention is not None and not float(attention) > 0:
+        problems.append(f"attention_factor {attention:g} is not positive")
+    if w.size >= 2 and (np.any(w <= 0) or np.any(np.diff(w) >= 0)):
+        problems.append("its speeds do not fall from pair to pair, as every rotary ladder's do")
+    return problems
 
 
 def identify_config(config: Any, *, layer_type: str | None = None) -> RopeIdentification:
-    """Name the scheme and parameters of a ``config.json`` and say its bands in words."""
+    """Read the scheme and parameters of a ``config.json``, check them, say the bands in words.
+
+    The verdict is "identified" when the config names a scheme posenc computes and its
+    parameters are ones that scheme allows (:func:`_config_problems`); otherwise "not
+    identified", with the problems. The speeds the config implies are also identified
+    from the vector alone (:func:`identify_inv_freq`), and that answer is given as a
+    note; ``max_rel_error`` is its error, or None when the speeds are no ladder.
+    """
     cfg = rope.read_config(config, layer_type=layer_type)
     w, _ = cfg.inv_freq()
     dim = 2 * w.size
@@ -293,10 +518,11 @@ def identify_config(config: Any, *, layer_type: str | None = None) -> RopeIdenti
     length = cfg.params.get("original_max_position_embeddings") or cfg.params.get(
         "max_position_embeddings"
     )
-    alone = identify_inv_freq(w)
-    result = RopeIdentification(
-        cfg.scheme, dim, cfg.base, dict(cfg.params), alone.max_rel_error, True
-    )
+    problems = _config_problems(cfg, w)
+    result = RopeIdentification(cfg.scheme, dim, cfg.base, dict(cfg.params))
+    result.problems = problems
+    result.verdict = NOT_IDENTIFIED if problems else IDENTIFIED
+    result.exact = not problems
     result.bands = _band_words(w, default, factor if cfg.scheme != "default" else 1.0, length)
     result.notes = [
         (
@@ -305,10 +531,15 @@ def identify_config(config: Any, *, layer_type: str | None = None) -> RopeIdenti
             else f"read from the {cfg.form} form"
         ),
         *cfg.notes,
-        f"its speeds alone are identified as {alone.scheme}"
-        + ("" if alone.exact else " (not exactly)")
-        + f"; the error shown is that identification's ({alone.max_rel_error:.2g})",
     ]
+    if w.size >= 2 and np.all(w > 0) and np.all(np.diff(w) < 0):
+        alone = identify_inv_freq(w)
+        result.max_rel_error = alone.max_rel_error
+        result.notes.append(
+            f"its speeds alone are {alone.verdict} as {alone.scheme}"
+            + (f" (closest: {alone.params.get('closest')})" if not alone.exact else "")
+            + f", recomputed within {alone.max_rel_error:.2g}"
+        )
     return result
 
 
@@ -371,6 +602,8 @@ def _projection(name: str, value: Any, head_dim: int) -> tuple[np.ndarray, bool]
         )
     if not np.issubdtype(w.dtype, np.number) or np.iscomplexobj(w):
         raise ValueError(f"{name} must hold real numbers, got dtype {w.dtype}")
+    if w.size == 0:
+        raise ValueError(f"{name} has no entries (shape {w.shape})")
     w = w.astype(np.float64)
     if not np.all(np.isfinite(w)):
         raise ValueError(f"{name} holds NaN or infinity")
