@@ -104,6 +104,7 @@ def _speeds(values: Any) -> np.ndarray:
         raise ValueError(f"inverse frequencies must be one vector, got shape {w.shape}")
     if w.size < 2:
         raise ValueError("inverse frequencies need at least two pairs")
+    rope.check_pairs(w.size, "the vector of inverse frequencies")  # the time to fit them
     if not np.all(np.isfinite(w)):
         raise ValueError("inverse frequencies hold NaN or infinity")
     if np.any(w <= 0):
@@ -404,6 +405,7 @@ def identify_cache(cos: Any, sin: Any, **kwargs: Any) -> tuple[str, RopeIdentifi
     c, s = c.astype(np.float64), s.astype(np.float64)
     if not (np.all(np.isfinite(c)) and np.all(np.isfinite(s))):
         raise ValueError("the cache holds NaN or infinity")
+    rope.check_pairs(c.shape[1] // 2, "the cache")
     layout = _layout(c, s)
     n = c.shape[1] // 2
     pick = slice(0, n) if layout == "half" else slice(0, None, 2)
