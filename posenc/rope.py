@@ -140,9 +140,10 @@ _PARAMETERS = {
 
 #: Widest rotated part of a head that posenc computes. Real models rotate a few hundred
 #: coordinates per head at most (head_dim is 64 to 256), and each speed is computed to 50
-#: digits: a ladder of 4096 pairs takes about 0.06 s, and identifying a vector of speeds
-#: recomputes a few hundred candidate ladders, so this width bounds it by seconds. The
-#: widest ladder a proof uses (Proposition 28's dense one) is half of it.
+#: digits: identifying a vector of speeds recomputes a few hundred candidate ladders, and
+#: at this width (4096 pairs) that took up to 5 s (a vector no scheme explains, all
+#: candidates tried), 30 s before the ladder was made of products. The widest ladder a
+#: proof uses (Proposition 28's dense one) is half of it.
 MAX_ROTARY_DIM = 8192
 
 #: Why the rotated width is bounded, for the messages that refuse a wider one.
@@ -273,9 +274,20 @@ def rotary_dim(head_dim: int, partial_rotary_factor: float = 1.0) -> int:
 
 
 def _ladder(dim: int, base: Decimal) -> list[Decimal]:
-    """``base**(-2i/dim)`` for ``i = 0 .. dim/2 - 1``, each to 50 digits."""
-    ln = base.ln()
-    return [(-2 * i * ln / dim).exp() for i in range(dim // 2)]
+    """``base**(-2i/dim)`` for ``i = 0 .. dim/2 - 1``, each to 50 digits.
+
+    One exponential, the step ``base**(-2/dim)``, then products, in 10 guard digits: each
+    product adds at most ``10**-59`` of relative error, so after the at most
+    ``MAX_ROTARY_DIM / 2`` products each value is within ``10**-55`` before it is rounded
+    to 50 digits. An exponential per pair took 13 us, a product takes well under 1 us.
+    """
+    with localcontext() as context:
+        context.prec = _DIGITS + 10
+        step = (-2 * base.ln() / dim).exp()
+        powers = [Decimal(1)]
+        for _ in range(dim // 2 - 1):
+            powers.append(powers[-1] * step)
+    return [+w for w in powers]  # rounded to the caller's 50 digits
 
 
 def _round(values: Sequence[Decimal]) -> np.ndarray:
@@ -405,6 +417,12 @@ def yarn_correction_range(
         raise TypeError(f"truncate must be True or False, got {_validate.shown(truncate)}")
     low = yarn_correction_dim(beta_fast, rotary_dim, base, original_max_position_embeddings)
     high = yarn_correction_dim(beta_slow, rotary_dim, base, original_max_position_embeddings)
+    for name, beta, end in (("beta_fast", beta_fast, low), ("beta_slow", beta_slow, high)):
+        if not math.isfinite(end):  # L0 / (2 pi beta) overflowed: beta is below 1e-300
+            raise ValueError(
+                f"{name} = {beta!r} is too small: its correction dim "
+                "d ln(L0 / (2 pi beta)) / (2 ln b) is infinite in float64"
+            )
     if truncate:
         low, high = math.floor(low), math.ceil(high)
     return max(low, 0), min(high, rotary_dim - 1)
@@ -427,7 +445,12 @@ def yarn_ramp(low: float, high: float, pairs: int) -> np.ndarray:
         raise ValueError(f"high must be >= low, got low={low!r}, high={high!r}")
     if high == low:
         high += 0.001
-    return np.clip((np.arange(pairs) - low) / (high - low), 0.0, 1.0)
+    if not high > low:  # the 0.001 is lost beside a huge low
+        raise ValueError(
+            f"high must exceed low once 0.001 is added to an equal high, got {high!r}"
+        )
+    with np.errstate(over="ignore"):  # a ramp steeper than float64: its clip is exact
+        return np.clip((np.arange(pairs) - low) / (high - low), 0.0, 1.0)
 
 
 def yarn_mscale(factor: float, mscale: float = 1.0) -> float:
@@ -710,6 +733,11 @@ def _longrope(dim, base, given, truncate):
         attention = _positive("attention_factor", given["attention_factor"])
     elif factor <= 1:
         attention = 1.0
+    elif length == 1:
+        raise ValueError(
+            "original_max_position_embeddings must be >= 2 for longrope's attention factor "
+            "sqrt(1 + ln(factor) / ln(original_max_position_embeddings)), got 1"
+        )
     else:
         attention = float((1 + Decimal(factor).ln() / Decimal(length).ln()).sqrt())
     ladder = _ladder(dim, Decimal(base))
