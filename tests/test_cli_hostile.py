@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import errno
 import io
+import json
+import math
 import os
 import re
 import signal
 import struct
 import subprocess
 import sys
+import threading
 import time
 import zipfile
 from importlib import import_module
@@ -593,6 +596,422 @@ def test_a_signal_while_writing_removes_the_temporary_file(tmp_path, sent, statu
     assert (child.returncode, out, err) == (status, "", line)
     assert path.read_bytes() == OLD
     assert leftovers(tmp_path) == ["t.txt"]
+
+
+# --------------------------------------------------------------------------------------
+# 5. Configs, one memory limit per run, and the machine's own errors.
+
+#: A number of 400 digits: exact for JSON and Python, beyond every float.
+HUGE = 10**399
+
+
+def config_refused(tmp_path: Path, capsys, config, *extra: str) -> str:
+    """``posenc identify config.json``: exit 2, one line; the message."""
+    path = tmp_path / "config.json"
+    path.write_text(config if isinstance(config, str) else json.dumps(config))
+    assert main(["identify", str(path), *extra]) == 2
+    return refusal(capsys)
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        # Each was a traceback: OverflowError, ZeroDivisionError.
+        (
+            {"head_dim": 64, "rope_theta": HUGE},
+            "rope_theta must be a finite real number > 1, got an integer of 400 digits",
+        ),
+        (
+            {"head_dim": HUGE},
+            "head_dim must be an integer from 2 to 2**53, got an integer of 400 digits",
+        ),
+        (
+            {"hidden_size": 3 * HUGE, "num_attention_heads": 3},
+            "head_dim must be an integer from 2 to 2**53, got an integer of 400 digits",
+        ),
+        (
+            {
+                "head_dim": 64,
+                "max_position_embeddings": HUGE,
+                "rope_scaling": {"type": "yarn", "factor": 4.0},
+            },
+            "max_position_embeddings must be an integer from 1 to 2**53 (positions are exact "
+            "float64 integers), got an integer of 400 digits",
+        ),
+        (
+            {
+                "head_dim": 64,
+                "original_max_position_embeddings": HUGE,
+                "rope_scaling": {
+                    "rope_type": "llama3",
+                    "factor": 8.0,
+                    "low_freq_factor": 1.0,
+                    "high_freq_factor": 4.0,
+                },
+            },
+            "original_max_position_embeddings must be an integer from 1 to 2**53 (positions "
+            "are exact float64 integers), got an integer of 400 digits",
+        ),
+        (
+            {"hidden_size": 4096, "num_attention_heads": 0},
+            "num_attention_heads must be an integer >= 1, got 0",
+        ),
+        # Wrong types: a string was read as a number, the others named nothing.
+        (
+            {"head_dim": 64, "rope_theta": "10000"},
+            "rope_theta must be a finite real number > 1, got str '10000'",
+        ),
+        (
+            {"head_dim": 64, "rope_theta": True},
+            "rope_theta must be a finite real number > 1, got bool True",
+        ),
+        (
+            {"head_dim": 64, "rope_theta": [10000]},
+            "rope_theta must be a finite real number > 1, got list [10000]",
+        ),
+        (
+            {"hidden_size": "4096", "num_attention_heads": 32},
+            "hidden_size must be an integer >= 1, got str '4096'",
+        ),
+        (
+            {"head_dim": 64, "rope_scaling": [["type", "linear"]]},
+            "rope_scaling must be a JSON object (a dict), got list [['type', 'linear']]",
+        ),
+        (
+            {"head_dim": 64, "rope_scaling": {"type": ["linear"], "factor": 2.0}},
+            "rope_scaling's type must be the name of a scheme (a string), got list ['linear']",
+        ),
+        (
+            '{"head_dim": 64, "rope_theta": NaN}',
+            "rope_theta must be a finite real number > 1, got nan",
+        ),
+        (
+            {"head_dim": 64, "rope_scaling": {"type": "linear", "factor": None}},
+            'the "linear" scheme needs factor',
+        ),
+    ],
+)
+def test_a_config_with_a_huge_zero_or_wrongly_typed_value(tmp_path, capsys, config, message):
+    assert config_refused(tmp_path, capsys, config) == message
+
+
+def test_a_config_nested_100000_deep(tmp_path, capsys):
+    """json.loads raised RecursionError: a traceback."""
+    deep = '{"a": ' * 100_000 + "1" + "}" * 100_000
+    path = tmp_path / "config.json"
+    assert config_refused(tmp_path, capsys, deep) == (
+        f"{str(path)!r} nests its JSON too deeply to be read (a config nests a few levels)"
+    )
+
+
+def test_a_config_with_an_integer_python_cannot_read(tmp_path, capsys):
+    """json.loads refuses integers of more than 4300 digits with a message naming no file."""
+    path = tmp_path / "config.json"
+    message = config_refused(tmp_path, capsys, '{"head_dim": 1' + "0" * 5000 + "}")
+    assert message.startswith(f"{str(path)!r} is not a config: Exceeds the limit (4300")
+
+
+def test_an_error_quotes_at_most_a_few_dozen_characters_of_a_value(tmp_path, capsys):
+    """The message quoted all 5 MB of the string back."""
+    config = {"head_dim": 64, "rope_scaling": {"type": "x" * 5_000_000}}
+    assert config_refused(tmp_path, capsys, config) == (
+        f"rotary scheme '{'x' * 40}...{'x' * 15}' (5000000 characters) is not one posenc "
+        "computes (default, linear, dynamic, yarn, longrope, llama3)"
+    )
+
+
+def test_an_error_quotes_a_short_piece_of_a_csv_field(tmp_path, capsys):
+    path = tmp_path / "t.csv"
+    path.write_text("0.5,0.25\n1," + "y" * 5_000_000 + "\n")
+    assert identify_refuses(path, capsys) == (
+        f"cannot read {str(path)!r}: line 2 has '{'y' * 40}...{'y' * 15}' (5000000 "
+        "characters), not a number"
+    )
+
+
+def test_a_message_is_cut_to_a_few_hundred_characters_in_the_middle(capsys, monkeypatch):
+    """Whatever a message quotes, the line keeps its two ends and 400 characters."""
+
+    def long_refusal(*args, **kwargs):
+        raise ValueError("the start " + "z" * 10**6 + " the end")
+
+    monkeypatch.setattr(posenc.encoding, "sinusoidal", long_refusal)
+    assert main(TABLE) == 2
+    message = refusal(capsys)
+    assert len(message) == 400
+    assert message.startswith("the start zzz") and message.endswith("zzz the end")
+    assert " ... " in message
+
+
+def test_a_wide_head_is_refused_at_once_with_the_size_and_why(tmp_path, capsys):
+    """head_dim 10**6 computed 500 000 speeds to 50 digits, then failed to fit: > 30 s."""
+    began = time.monotonic()
+    message = config_refused(tmp_path, capsys, {"head_dim": 10**6})
+    assert time.monotonic() - began < 10
+    assert message == (
+        "rotary_dim = int(head_dim * partial_rotary_factor) = int(1000000 * 1.0) = 1000000 "
+        "is more than 8192, the widest posenc computes: real models rotate at most a few "
+        "hundred coordinates per head, and each speed is computed to 50 digits, so a wider "
+        "ladder would take minutes to identify"
+    )
+
+
+def test_a_million_speeds_are_refused_at_once(tmp_path, capsys):
+    path = tmp_path / "speeds.npy"
+    np.save(path, 10000.0 ** -np.linspace(0, 1, 10**6, endpoint=False))
+    began = time.monotonic()
+    assert main(["identify", str(path), "--rope", "speeds"]) == 2
+    assert time.monotonic() - began < 10
+    assert (
+        "has 1000000 rotated pairs (a rotary width of 2000000): posenc computes rotary "
+        "widths up to 8192 (4096 pairs)"
+    ) in refusal(capsys)
+
+
+@pytest.mark.parametrize(
+    ("make", "kind"),
+    [
+        (lambda p: os.mkfifo(p), "a FIFO"),
+        (lambda p: os.symlink("/dev/zero", p), "a character device"),
+    ],
+)
+def test_a_config_that_is_a_fifo_or_a_device(tmp_path, make, kind):
+    """A FIFO blocked forever; /dev/zero grew until memory ran out. In a child, timed."""
+    path = tmp_path / "config.json"
+    make(path)
+    child = subprocess.run(
+        [sys.executable, "-m", "posenc", "identify", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert (child.returncode, child.stdout, child.stderr) == (
+        2,
+        "",
+        f"posenc: error: cannot read {str(path)!r}: it is not a regular file ({kind})\n",
+    )
+
+
+def test_a_config_larger_than_16_mb_is_not_read(tmp_path, capsys):
+    path = tmp_path / "config.json"
+    with open(path, "wb") as file:
+        file.truncate(16 * 10**6 + 1)  # sparse
+    assert main(["identify", str(path)]) == 2
+    assert refusal(capsys) == (
+        f"cannot read {str(path)!r}: it holds 16000001 bytes, more than the 16000000 allowed"
+    )
+
+
+def test_a_table_swapped_for_a_fifo_after_its_stat_does_not_block(tmp_path, monkeypatch):
+    """The file is judged by what was opened (fstat), not by a stat of its name before."""
+    path = tmp_path / "t.npy"
+    os.mkfifo(path)
+    regular = os.stat(__file__)
+
+    def seen_before_the_swap(self, *args, **kwargs):
+        return regular if self == path else Path.stat.__wrapped__(self, *args, **kwargs)
+
+    seen_before_the_swap.__wrapped__ = Path.stat
+    monkeypatch.setattr(Path, "stat", seen_before_the_swap)
+    outcome = []
+
+    def read():
+        try:
+            reading.load_table(path)
+        except ValueError as error:
+            outcome.append(str(error))
+
+    worker = threading.Thread(target=read, daemon=True)
+    worker.start()
+    worker.join(20)
+    if worker.is_alive():  # blocked in open(): give it a writer, then fail
+        with open(path, "wb"):
+            pass
+        worker.join(20)
+        pytest.fail("load_table blocked opening a FIFO")
+    assert outcome == [f"cannot read {str(path)!r}: it is not a regular file (a FIFO)"]
+
+
+def deflated_npz(path: Path, shape: tuple[int, ...]) -> None:
+    """An .npz whose one member holds zeros of ``shape`` (float64), deflated."""
+    header = npy_header(shape)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        with archive.open("table.npy", "w", force_zip64=True) as member:
+            member.write(header)
+            left, zeros = 8 * math.prod(shape), bytes(2**22)
+            while left:
+                member.write(zeros[: min(left, len(zeros))])
+                left -= min(left, len(zeros))
+
+
+@pytest.fixture(scope="module")
+def bomb(tmp_path_factory) -> Path:
+    """2.4 MB on disk, 2.5 GB inflated: below a 24 GB machine's memory, above 2 GB."""
+    path = tmp_path_factory.mktemp("bomb") / "bomb.npz"
+    deflated_npz(path, (2500, 125_000))
+    return path
+
+
+def no_inflating(monkeypatch) -> None:
+    """Fail the test if any member is read beyond its header."""
+    original = zipfile.ZipExtFile.read
+
+    def read(self, n=-1):
+        if not 0 <= n <= 2**16:
+            raise AssertionError(f"inflated a member: read({n})")
+        return original(self, n)
+
+    monkeypatch.setattr(zipfile.ZipExtFile, "read", read)
+
+
+def test_the_command_refuses_a_bomb_below_the_machines_memory(bomb, capsys, monkeypatch):
+    """The 0.8 MB .npz of the report inflated to 5.4 GB: the limit was the machine's."""
+    monkeypatch.setattr(_validate, "memory_limit", lambda: (24 * 10**9, "this machine's memory"))
+    no_inflating(monkeypatch)
+    assert main(["identify", str(bomb)]) == 2
+    assert refusal(capsys) == (
+        f"{str(bomb)!r}, shape (2500, 125000) of float64: needs about 2.5 GB (2.5e9 bytes) "
+        "of memory; the limit is the command's default (--memory MB sets another), "
+        "2 GB (2.0e9 bytes)"
+    )
+
+
+def test_memory_sets_the_limit_of_the_run(bomb, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(_validate, "memory_limit", lambda: (24 * 10**9, "this machine's memory"))
+    no_inflating(monkeypatch)
+    assert main(["identify", str(bomb), "--memory", "100"]) == 2
+    assert refusal(capsys) == (
+        f"{str(bomb)!r}, shape (2500, 125000) of float64: needs about 2.5 GB (2.5e9 bytes) "
+        "of memory; the limit is the one set by --memory, 100 MB (1.0e8 bytes)"
+    )
+    # Above the machine's memory, the machine's limit stays.
+    monkeypatch.setattr(_validate, "memory_limit", lambda: (10**9, "this machine's memory"))
+    assert main(["identify", str(bomb), "--memory", str(10**9)]) == 2
+    assert refusal(capsys).endswith("the limit is this machine's memory, 1 GB (1.0e9 bytes)")
+    # A table within --memory is computed; one above it is refused before allocating.
+    assert main([*TABLE, "--memory", "1"]) == 0
+    capsys.readouterr()
+    monkeypatch.setattr(np, "empty", lambda *a, **k: pytest.fail("allocated"))
+    assert main(["table", "--length", "1000", "--width", "1000", "--memory", "1"]) == 2
+    message = refusal(capsys)  # the table alone is 8 MB; its intermediates, sinusoidal's
+    assert message.startswith("length=1000, width=1000: needs about "), message
+    assert message.endswith("of memory; the limit is the one set by --memory, 1 MB (1.0e6 bytes)")
+
+
+def test_the_default_is_half_the_machine_when_that_is_less(capsys, monkeypatch):
+    monkeypatch.setattr(_validate, "memory_limit", lambda: (3 * 10**9, "this machine's memory"))
+    monkeypatch.setattr(np, "empty", lambda *a, **k: pytest.fail("allocated"))
+    assert main(["table", "--length", "200000", "--width", "1024"]) == 2
+    assert refusal(capsys) == (
+        "length=200000, width=1024: needs about 1.7 GB (1.7e9 bytes) of memory; the limit "
+        "is half of this machine's memory (--memory MB sets another), 1.5 GB (1.5e9 bytes)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("value", "said"), [("0", "'0'"), ("-5", "'-5'"), ("1.5", "'1.5'"), ("lots", "'lots'")]
+)
+@pytest.mark.parametrize("command", [TABLE, ["identify", "t.npy"]])
+def test_memory_must_be_a_whole_number_of_megabytes(capsys, command, value, said):
+    assert main([*command, "--memory", value]) == 2
+    assert refusal(capsys) == (
+        f"argument --memory: must be a whole number of megabytes >= 1, got {said} "
+        f"(see 'posenc {command[0]} --help')"
+    )
+
+
+def test_every_reader_checks_the_limit_of_the_run(tmp_path, capsys, monkeypatch):
+    """.npy, .csv (8 bytes a value), a .pt's tensors and a config's JSON, with --memory 1."""
+    npy = tmp_path / "t.npy"
+    np.save(npy, np.zeros((400, 400)))  # 1.28 MB
+    csv = tmp_path / "t.csv"
+    csv.write_text("0.5,0.25\n" * 20_000)  # 180 kB: 1.44 MB as values
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"head_dim": 64, "pad": "p" * 40_000}))  # 32 bytes a char
+    pt = tmp_path / "t.pt"
+    with zipfile.ZipFile(pt, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("archive/data/0", bytes(10**6))  # a tensor's 1 MB, deflated
+    fake_torch = type(sys)("torch")
+    fake_torch.load = lambda *a, **k: pytest.fail("torch.load reached")
+    monkeypatch.setitem(sys.modules, "torch", fake_torch)
+    needs = {
+        npy: f"{str(npy)!r}, shape (400, 400) of float64: needs about 1.3 MB (1.3e6 bytes)",
+        csv: f"{str(csv)!r} of 180000 bytes: needs about 1.4 MB (1.4e6 bytes)",
+        config: f"{str(config)!r}, 40027 characters of JSON: needs about 1.3 MB (1.3e6 bytes)",
+        pt: f"{str(pt)!r}, 1000000 bytes of tensors: needs about 3 MB (3.0e6 bytes)",
+    }
+    for path, need in needs.items():
+        assert main(["identify", str(path), "--memory", "1"]) == 2
+        assert refusal(capsys) == (
+            f"{need} of memory; the limit is the one set by --memory, 1 MB (1.0e6 bytes)"
+        )
+
+
+def test_the_limit_of_a_run_ends_with_it(capsys):
+    """The library used directly keeps the machine's limit, after a run and after a failure."""
+    assert main(["table", "--length", "2000", "--width", "512", "--memory", "1"]) == 2
+    capsys.readouterr()
+    assert _validate.current_limit() == _validate.memory_limit()
+    assert posenc.sinusoidal(2000, 512).shape == (2000, 512)  # 8 MB
+    with pytest.raises(RuntimeError), _validate.limited(10, "a test limit"):
+        assert _validate.current_limit() == (10, "a test limit")
+        raise RuntimeError
+    assert _validate.current_limit() == _validate.memory_limit()
+
+
+def test_a_limit_never_raises_the_machines(monkeypatch):
+    monkeypatch.setattr(_validate, "memory_limit", lambda: (10**9, "this machine's memory"))
+    with _validate.limited(10**12, "a limit above it"):
+        assert _validate.current_limit() == (10**9, "this machine's memory")
+    assert _validate.command_limit(None) == (
+        5 * 10**8,
+        "half of this machine's memory (--memory MB sets another)",
+    )
+    assert _validate.command_limit(7) == (7 * 10**6, "the one set by --memory")
+
+
+@pytest.mark.parametrize(
+    ("error", "line"),
+    [
+        (
+            MemoryError("Unable to allocate 5.4 GiB"),
+            "out of memory (MemoryError: Unable to allocate 5.4 GiB); with a lower --memory "
+            "MB such input is refused sooner",
+        ),
+        (
+            RecursionError("maximum recursion depth exceeded"),
+            "the input nests too deeply to be read (RecursionError: maximum recursion depth "
+            "exceeded)",
+        ),
+        (
+            OverflowError("int too large to convert to float"),
+            "a number in the input is too large (OverflowError: int too large to convert to "
+            "float)",
+        ),
+    ],
+)
+def test_the_machines_errors_are_one_line_and_status_2(capsys, monkeypatch, error, line):
+    def failing(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr(posenc.encoding, "sinusoidal", failing)
+    assert main(TABLE) == 2
+    assert refusal(capsys) == line
+
+
+def test_any_other_error_is_an_internal_error_of_one_line(capsys, monkeypatch):
+    def failing(*args, **kwargs):
+        raise KeyError("a bug")
+
+    monkeypatch.setattr(posenc.encoding, "sinusoidal", failing)
+    monkeypatch.delenv("POSENC_DEBUG", raising=False)
+    assert main(TABLE) == 70
+    assert capsys.readouterr() == (
+        "",
+        "posenc: internal error: KeyError: 'a bug' (please report it; POSENC_DEBUG=1 shows "
+        "the traceback)\n",
+    )
 
 
 # --------------------------------------------------------------------------------------

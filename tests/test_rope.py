@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 
 import mpmath
@@ -462,3 +463,145 @@ def test_a_bad_value_in_a_config_is_refused_when_it_is_read(tmp_path):
     path.write_text("{not json")
     with pytest.raises(ValueError, match="is not JSON"):
         rope.read_config(path)
+
+
+# --------------------------------------------------------------------------------------
+# Hostile values: each refused with the name of its key (issue 32). The 400-digit
+# numbers were OverflowErrors, num_attention_heads 0 a ZeroDivisionError, a string
+# rope_theta was read as a number and a list rope_scaling named nothing.
+
+HUGE = 10**399
+LLAMA3 = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0}
+
+
+@pytest.mark.parametrize(
+    ("config", "error", "message"),
+    [
+        ({"head_dim": 64, "rope_theta": HUGE}, ValueError, r"^rope_theta must be .*400 digits$"),
+        ({"head_dim": HUGE}, ValueError, r"^head_dim must be an integer from 2 to 2\*\*53"),
+        ({"qk_rope_head_dim": "64"}, TypeError, r"^qk_rope_head_dim must be an integer"),
+        ({"hidden_size": 64, "num_attention_heads": 0}, ValueError, r"^num_attention_heads "),
+        ({"hidden_size": 64, "num_attention_heads": 2.0}, TypeError, r"^num_attention_heads "),
+        ({"hidden_size": 64, "num_attention_heads": 64}, ValueError, r"= 64 // 64 = 1 must be"),
+        ({"hidden_size": [64], "num_attention_heads": 1}, TypeError, r"^hidden_size must be"),
+        (
+            {"head_dim": 64, "max_position_embeddings": HUGE, "rope_scaling": {"type": "yarn"}},
+            ValueError,
+            r"^max_position_embeddings must be an integer from 1 to 2\*\*53",
+        ),
+        (
+            {
+                "head_dim": 64,
+                "original_max_position_embeddings": 2**53 + 1,
+                "rope_scaling": LLAMA3,
+            },
+            ValueError,
+            r"^original_max_position_embeddings must be an integer from 1 to 2\*\*53",
+        ),
+        ({"head_dim": 64, "rope_theta": "1e4"}, TypeError, r"^rope_theta .* got str '1e4'$"),
+        ({"head_dim": 64, "rope_theta": None, "rotary_emb_base": False}, TypeError, "^rotary_emb"),
+        ({"head_dim": 64, "rope_theta": float("nan")}, ValueError, r"^rope_theta .* got nan$"),
+        ({"head_dim": 64, "rotary_pct": "0.25"}, TypeError, r"^rotary_pct must be"),
+        ({"head_dim": 64, "rope_scaling": "linear"}, TypeError, r"^rope_scaling must be a JSON"),
+        ({"head_dim": 64, "rope_parameters": [1]}, TypeError, r"^rope_parameters must be a JSON"),
+        ({"head_dim": 64, "rope_scaling": {"type": 3}}, TypeError, r"^rope_scaling's type must"),
+        (
+            {"head_dim": 64, "rope_scaling": {"rope_type": "linear", "factor": HUGE}},
+            ValueError,
+            r"^factor must be a finite real number, got an integer of 400 digits$",
+        ),
+        (
+            {"head_dim": 64, "rope_scaling": {"type": "x" * 10**6}},
+            ValueError,
+            r"^rotary scheme 'x{40}\.\.\.x{15}' \(1000000 characters\) is not one",
+        ),
+    ],
+)
+def test_read_config_names_the_key_of_a_hostile_value(config, error, message):
+    with pytest.raises(error, match=message):
+        rope.read_config(config)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"head_dim": HUGE}, ValueError, r"^head_dim must be an integer from 2 to 2\*\*53"),
+        ({"head_dim": 10**6}, ValueError, r"= 1000000 is more than 8192, the widest posenc"),
+        ({"base": HUGE}, ValueError, r"^base must be a finite real number > 1, got an integer"),
+        ({"scheme": "linear", "factor": -HUGE}, ValueError, r"got a negative integer of 400 "),
+        (
+            {"scheme": "yarn", "factor": 2.0, "original_max_position_embeddings": HUGE},
+            ValueError,
+            r"^original_max_position_embeddings must be an integer from 1 to 2\*\*53",
+        ),
+        (
+            {
+                "scheme": "yarn",
+                "original_max_position_embeddings": 4096,
+                "max_position_embeddings": HUGE,  # the factor is derived from it: overflowed
+            },
+            ValueError,
+            r"^max_position_embeddings must be an integer from 1 to 2\*\*53",
+        ),
+        (
+            {"scheme": "dynamic", "factor": 2.0, "max_position_embeddings": HUGE},
+            ValueError,
+            r"^max_position_embeddings must be an integer from 1 to 2\*\*53",
+        ),
+        (
+            {
+                "scheme": "yarn",
+                "factor": 2.0,
+                "original_max_position_embeddings": 4096,
+                "beta_fast": 1e-320,
+            },
+            ValueError,
+            r"^beta_fast = 1e-320 is too small",
+        ),
+        (
+            {
+                "scheme": "longrope",
+                "factor": 2.0,
+                "original_max_position_embeddings": 1,
+                "short_factor": [1.0] * 32,
+            },
+            ValueError,
+            r"^original_max_position_embeddings must be >= 2 for longrope's attention factor",
+        ),
+    ],
+)
+def test_inv_freq_names_the_argument_of_a_hostile_value(kwargs, error, message):
+    kwargs = {"scheme": "default", "head_dim": 64, **kwargs}
+    with pytest.raises(error, match=message):
+        rope.inv_freq(kwargs.pop("scheme"), kwargs.pop("head_dim"), **kwargs)
+
+
+def test_the_widest_rotary_dim_is_computed_and_one_more_pair_is_not():
+    """At MAX_ROTARY_DIM the ladder is still each float64 nearest b**(-2i/d) (mpmath)."""
+    widest = rope.MAX_ROTARY_DIM
+    w = rope.default_inv_freq(widest, 5e5)
+    for i in (0, 1, 777, widest // 2 - 1):
+        assert w[i] == float(mpmath.mpf(5e5) ** (-mpmath.mpf(2 * i) / widest))
+    assert rope.check_pairs(widest // 2) == widest // 2
+    with pytest.raises(ValueError, match="has 4097 rotated pairs"):
+        rope.check_pairs(widest // 2 + 1, "the vector")
+    with pytest.raises(ValueError, match=r"^rotary_dim must be at most 8192, got 8194: real"):
+        rope.default_inv_freq(widest + 2)
+
+
+def test_a_config_file_is_read_within_bounds(tmp_path):
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    with pytest.raises(ValueError, match=r"it is not a regular file \(a FIFO\)$"):
+        rope.read_config(fifo)  # opened without blocking: no writer needed
+    with pytest.raises(ValueError, match=r"it is a directory$"):
+        rope.read_config(tmp_path)
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 10**5 + "]" * 10**5)
+    with pytest.raises(ValueError, match="nests its JSON too deeply to be read"):
+        rope.read_config(deep)
+    big = tmp_path / "big.json"
+    with open(big, "wb") as file:
+        file.truncate(rope.CONFIG_LIMIT + 1)
+    with pytest.raises(ValueError, match=r"holds 16000001 bytes, more than the 16000000 allowed"):
+        rope.read_config(big)
