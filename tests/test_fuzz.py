@@ -23,6 +23,13 @@ a NumPy scalar, not the documented 0-d array; ``load_table(None)``,
 raised errors from inside Python or NumPy. Found while bounding the sizes (kept below
 as examples): ``posenc table --length 0 --width 10**12`` built 10**12 column names, and
 ``conventions.table`` of length 0 allocated its (d,) vectors, before any check.
+
+Issue 32 (a hostile tester's 450 inputs to ``posenc identify`` and ``posenc table``)
+adds configs with huge, zero, negative, wrongly typed and deeply nested values, paths
+that are FIFOs, devices, sockets, directories, empty or sparse files declaring more
+than the memory limit, and values of ``--memory``. Found while writing them: YaRN with
+``beta_fast`` near 1e-320 (an OverflowError) and LongRoPE with a training length of 1
+(``decimal.DivisionByZero``), in ``posenc.rope``.
 """
 
 from __future__ import annotations
@@ -30,9 +37,14 @@ from __future__ import annotations
 import contextlib
 import inspect
 import io
+import json
+import math
+import os
 import re
+import socket
 import subprocess
 import sys
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -108,6 +120,7 @@ table_args = st.tuples(
     option("--dtype", st.sampled_from(["float16", "float32", "float64", "bfloat16", "int8"])),
     option("--format", st.sampled_from(["text", "csv", "json", "npy", "xml"])),
     option("--precision", numbers_as_text),
+    option("--memory", numbers_as_text),
     st.lists(st.sampled_from(["--force", "--help", "--bogus", "-x", "--"]), max_size=1),
 ).map(lambda parts: ["table", *[token for part in parts for token in part]])
 
@@ -212,14 +225,48 @@ def table_files(draw) -> tuple[str, bytes]:
     return draw(st.sampled_from(["t.csv", "t.npy", "t.npz", "t.txt"])), draw(st.binary())
 
 
+def _whole_megabytes(text: str) -> bool:
+    try:
+        return int(text) >= 1
+    except ValueError:
+        return False
+
+
+@FUZZ
+@given(
+    memory=st.one_of(st.integers(-3, 10**30).map(str), numbers_as_text),
+    length=st.integers(0, 40),
+    width=st.integers(1, 40).map(lambda h: 2 * h),
+    command=st.sampled_from(["table", "identify"]),
+)
+def test_memory_is_a_limit_in_megabytes(tmp_path, memory, length, width, command):
+    """A whole number >= 1 changes nothing for a small input; anything else is refused."""
+    argv = ["table", "--length", str(length), "--width", str(width), "--format", "csv"]
+    if command == "identify":
+        path = tmp_path / "t.npy"
+        np.save(path, posenc.sinusoidal(max(length, 2), width))
+        argv = ["identify", str(path)]
+    status, out, err = run([*argv, f"--memory={memory}"])  # "=": -inf is not an option
+    if _whole_megabytes(memory):  # at least 1 MB: more than these inputs need
+        assert (status, out, err) == run(argv)
+    else:
+        assert (status, out) == (2, "")
+        assert err.startswith("posenc: error: argument --memory: must be a whole number of ")
+
+
+#: Values of --memory: small ones that refuse most files, and malformed ones.
+memory_values = st.one_of(st.sampled_from(["1", "2", "100", "1500"]), numbers_as_text)
+
+
 @FUZZ
 @given(
     file=table_files(),
     key=st.one_of(st.none(), st.sampled_from(["a", "b", "pe", "", "missing"])),
     candidates=st.one_of(st.none(), st.sampled_from(["paper", "fairseq,xlm", ",", "bogus"])),
     as_json=st.booleans(),
+    memory=st.one_of(st.none(), memory_values),
 )
-def test_identify_arguments_and_files(tmp_path, file, key, candidates, as_json):
+def test_identify_arguments_and_files(tmp_path, file, key, candidates, as_json, memory):
     name, data = file
     path = tmp_path / name
     path.write_bytes(data)
@@ -227,7 +274,131 @@ def test_identify_arguments_and_files(tmp_path, file, key, candidates, as_json):
     argv += [] if key is None else ["--key", key]
     argv += [] if candidates is None else ["--candidates", candidates]
     argv += ["--json"] if as_json else []
+    argv += [] if memory is None else ["--memory", memory]
     assert_documented(*run(argv), allowed=(0, 1))
+
+
+# --------------------------------------------------------------------------------------
+# posenc identify on hostile configs and on files of every kind (issue 32: 12 tracebacks
+# and 8 hangs or memory blow-ups). Every outcome is a result, or status 2 and one line.
+
+#: Values a hostile config gives a key: huge, zero, negative, of the wrong type.
+config_values = st.one_of(
+    st.sampled_from(
+        [
+            *(0, 1, 2, 3, -1, -64, 64, 128, 2**53, 2**53 + 1, 10**6, 10**399, -(10**399)),
+            *(0.5, 64.0, 1e308, -1e308, 5e-324, 1e-300, math.nan, math.inf, -math.inf),
+            *(True, False, None, "", "64", "linear", [], [64], [1.0, 2.0], {}, {"a": 1}),
+        ]
+    ),
+    st.integers(-5, 300),
+    st.floats(),
+    st.text(max_size=6),
+)
+
+TOP_KEYS = (
+    "head_dim", "qk_rope_head_dim", "hidden_size", "num_attention_heads", "rope_theta",
+    "rotary_emb_base", "partial_rotary_factor", "rotary_pct", "max_position_embeddings",
+    "original_max_position_embeddings", "text_config",
+)  # fmt: skip
+SCALING_KEYS = (
+    "factor", "original_max_position_embeddings", "low_freq_factor", "high_freq_factor",
+    "beta_fast", "beta_slow", "mscale", "mscale_all_dim", "attention_factor", "truncate",
+    "short_factor", "long_factor", "rope_theta", "partial_rotary_factor",
+)  # fmt: skip
+SCHEME_NAMES = st.one_of(
+    st.sampled_from(["default", "linear", "dynamic", "yarn", "longrope", "llama3", "su", "x"]),
+    config_values,
+)
+
+
+@st.composite
+def config_texts(draw) -> str:
+    """The text of a config.json: keys with hostile values, sometimes deeply nested."""
+    config: dict = {"head_dim": draw(st.sampled_from([64, 128, 96]))}
+    for key in draw(st.lists(st.sampled_from(TOP_KEYS), unique=True, max_size=4)):
+        config[key] = draw(config_values)
+    if draw(st.booleans()):
+        scaling = {draw(st.sampled_from(["type", "rope_type"])): draw(SCHEME_NAMES)}
+        for key in draw(st.lists(st.sampled_from(SCALING_KEYS), unique=True, max_size=5)):
+            scaling[key] = draw(config_values)
+        if draw(st.booleans()):  # the parameters a scheme needs, so that some are read
+            scaling.update(factor=4.0, low_freq_factor=1.0, high_freq_factor=4.0)
+            config.setdefault("max_position_embeddings", 8192)
+        place = draw(st.sampled_from(["rope_scaling", "rope_parameters"]))
+        config[place] = {"full_attention": scaling} if draw(st.booleans()) else scaling
+    text = json.dumps(config)  # NaN and Infinity as Python writes them
+    depth = draw(st.sampled_from([0, 0, 3, 500, 100_000]))
+    if depth:  # "junk": [[[...]]], as deep as json.loads cannot go
+        text = text[:-1] + ', "junk": ' + "[" * depth + "]" * depth + "}"
+    if draw(st.integers(0, 9)) == 0:
+        text = draw(st.sampled_from(["[]", "null", "3", '"x"', "{", text[: len(text) // 2]]))
+    return text
+
+
+@FUZZ
+@given(
+    text=config_texts(),
+    layer=st.one_of(st.none(), st.sampled_from(["full_attention", "x"])),
+    rope=st.one_of(st.none(), st.sampled_from(["speeds", "cache"])),
+)
+@example(text='{"head_dim": 64, "rope_theta": ' + "9" * 400 + "}", layer=None, rope=None)
+@example(text='{"hidden_size": 64, "num_attention_heads": 0}', layer=None, rope=None)
+@example(text='{"a": ' * 100_000 + "1" + "}" * 100_000, layer=None, rope=None)
+def test_identify_hostile_configs(tmp_path, text, layer, rope):
+    path = tmp_path / "config.json"
+    path.write_text(text)
+    argv = ["identify", str(path)]
+    argv += [] if layer is None else ["--layer-type", layer]
+    argv += [] if rope is None else ["--rope", rope]
+    assert_documented(*run(argv), allowed=(0, 1))
+
+
+FILE_KINDS = ("fifo", "zero", "null", "directory", "socket", "empty", "missing", "huge")
+
+
+def make_file(directory: Path, kind: str, name: str, size: int) -> Path:
+    """A path of ``kind``: what the command must refuse without blocking or reading it all."""
+    path = directory / name
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind in ("zero", "null"):
+        path.symlink_to(f"/dev/{kind}")
+    elif kind == "directory":
+        path.mkdir()
+    elif kind == "socket":
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(str(path))
+        server.close()  # the name stays, a socket nobody listens on
+    elif kind == "empty":
+        path.touch()
+    elif kind == "huge":  # sparse: a header that declares ``size`` bytes, then nothing
+        with open(path, "wb") as file:
+            if name.lower().endswith(".npy"):
+                np.lib.format.write_array_header_1_0(
+                    file, {"descr": "<f8", "fortran_order": False, "shape": (size // 8,)}
+                )
+            file.truncate(size)
+    return path
+
+
+@FUZZ
+@given(
+    kind=st.sampled_from(FILE_KINDS),
+    suffix=st.sampled_from([".json", ".JSON", ".npy", ".npz", ".csv", ".pt", ".txt", ""]),
+    size=st.sampled_from([17 * 10**6, 300 * 10**6, 3 * 10**9]),
+    memory=st.one_of(st.none(), st.sampled_from(["1", "100", "1500"])),
+    rope=st.one_of(st.none(), st.sampled_from(["speeds", "cache", "weights"])),
+)
+def test_identify_files_of_every_kind(kind, suffix, size, memory, rope):
+    with tempfile.TemporaryDirectory(dir="/tmp") as directory:  # short: a socket's name
+        path = make_file(Path(directory), kind, f"t{suffix}", size)
+        argv = ["identify", str(path)]
+        argv += [] if memory is None else ["--memory", memory]
+        argv += [] if rope is None else ["--rope", rope, "--head-dim", "8"]
+        status, out, err = run(argv)
+    assert_documented(status, out, err)
+    assert status == 2, (kind, suffix, out)  # none of these is a table
 
 
 # --------------------------------------------------------------------------------------
