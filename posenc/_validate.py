@@ -374,16 +374,16 @@ def add_memory_option(parser: argparse.ArgumentParser) -> None:
     The value lands in ``args.memory_mb`` (:data:`MEMORY_DEST`), not ``args.memory``,
     which ``posenc exercise check`` uses for its children's limit.
     """
-    default, _ = command_limit(None)
     parser.add_argument(
         "--memory",
         metavar="MB",
         type=_megabytes,
         dest=MEMORY_DEST,
-        help="the most memory, in MB (10**6 bytes), that the command may plan to use: an "
-        "input that declares more (a table's size, a file's array) is refused before it "
-        f"is read or computed (default: {default // 10**6}, the lesser of 2000 and half "
-        "of this machine's memory; a value above the machine's is lowered to it)",
+        # Not this machine's number: the help is printed in the site, built anywhere.
+        help="the most memory, in MB (10**6 bytes), that the run may plan to use: an input "
+        "that declares more (a table's size, a file's array) is refused before it is read "
+        f"or computed (default: {COMMAND_MEMORY // 10**6}, or half of this machine's "
+        "memory if that is less; a value above the machine's memory is lowered to it)",
     )
 
 

@@ -140,6 +140,21 @@ def test_help_on_every_command(capsys, args):
         assert "npy" in out and "terminal" in out
 
 
+@pytest.mark.parametrize("command", ["table", "identify"])
+def test_memory_is_an_option_of_table_and_identify(capsys, command):
+    """The help says the default in numbers that do not depend on the machine."""
+    assert main([command, "--help"]) == 0
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "--memory MB the most memory, in MB (10**6 bytes)" in help_text
+    assert "(default: 2000, or half of this machine's memory if that is less;" in help_text
+
+
+def test_the_exercise_checker_keeps_its_own_memory_option(capsys):
+    """exercise check --memory limits the solution's process: not the run's limit."""
+    assert main(["exercise", "check", "--help"]) == 0
+    assert "memory your solution may use" in capsys.readouterr().out
+
+
 def test_version(capsys):
     assert main(["--version"]) == 0
     assert capsys.readouterr().out.startswith("posenc ")
