@@ -16,6 +16,7 @@ import json
 import math
 from typing import TextIO
 
+from posenc._progress import Status
 from posenc.conventions import CONVENTIONS
 from posenc.identify import LEVEL_BITS, Identification, identify, load_table
 
@@ -117,7 +118,8 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
     if args.candidates is not None:
         candidates = [name.strip() for name in args.candidates.split(",") if name.strip()]
     table = load_table(args.table, key=args.key)
-    result = identify(table, candidates=candidates)
+    with Status("posenc identify") as status:
+        result = identify(table, candidates=candidates, status=status)
     if args.json:
         stdout.write(json.dumps({"file": args.table, **result.as_dict()}, indent=2) + "\n")
     else:

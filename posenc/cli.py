@@ -28,7 +28,15 @@ from typing import TextIO
 
 import numpy as np
 
-from posenc import _cli_exercise, _cli_identify, _output, _validate, conventions, encoding
+from posenc import (
+    _cli_exercise,
+    _cli_identify,
+    _output,
+    _progress,
+    _validate,
+    conventions,
+    encoding,
+)
 
 __all__ = ["main"]
 
@@ -170,21 +178,36 @@ def _run_table(args: argparse.Namespace, stdout: TextIO | None) -> int:
     if args.fmt == "npy":
         _write_npy(table, args.output, args.force, stdout)
         return EXIT_OK
-    if args.fmt == "text":
-        chunks = _as_text(table, args.start, args.precision, names)
-    elif args.fmt == "csv":
-        chunks = _as_csv(table, args.start, names)
-    else:
-        chunks = _as_json(table)
-    if args.output is None:
-        for chunk in chunks:
-            stdout.write(chunk)
-        stdout.flush()
-    else:
-        with _output.atomic(args.output, force=args.force) as file:
-            for chunk in chunks:
-                file.write(chunk)
+    # A status line on a terminal's standard error for a long write, unless the table
+    # itself is being printed on that terminal.
+    quiet = args.output is None and _isatty(stdout)
+    with _progress.Status("posenc table", enabled=not quiet) as status:
+        if args.fmt == "text":
+            chunks = _as_text(table, args.start, args.precision, names, status)
+        elif args.fmt == "csv":
+            chunks = _as_csv(table, args.start, names)
+        else:
+            chunks = _as_json(table)
+        rows = table.shape[0]
+        step = max(1, _CHUNK_ENTRIES // max(1, table.shape[1]))
+        if args.output is None:
+            for k, chunk in enumerate(chunks):
+                status(f"writing row {min(k * step, rows)} of {rows}")
+                stdout.write(chunk)
+            stdout.flush()
+        else:
+            with _output.atomic(args.output, force=args.force) as file:
+                for k, chunk in enumerate(chunks):
+                    status(f"writing row {min(k * step, rows)} of {rows}")
+                    file.write(chunk)
     return EXIT_OK
+
+
+def _isatty(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
 
 
 def _column_names(width: int, convention: str | None = None) -> list[str]:
@@ -220,7 +243,9 @@ def _shortest(table: np.ndarray) -> list[list[str]]:
     return [[str(x + 0) for x in row] for row in table]  # NumPy prints float32/16 shortest
 
 
-def _as_text(table: np.ndarray, start: int, precision: int, names: list[str]) -> Iterator[str]:
+def _as_text(
+    table: np.ndarray, start: int, precision: int, names: list[str], status=None
+) -> Iterator[str]:
     """The text table, in pieces: a first pass finds the column widths, a second writes."""
 
     def cells(top: int, block: np.ndarray) -> list[list[str]]:
@@ -232,6 +257,8 @@ def _as_text(table: np.ndarray, start: int, precision: int, names: list[str]) ->
     header = ["pos", *names]
     widths = [len(cell) for cell in header]
     for top, block in _blocks(table):
+        if status is not None:
+            status(f"measuring row {top} of {table.shape[0]}")
         for row in cells(top, block):
             widths = [max(w, len(cell)) for w, cell in zip(widths, row, strict=True)]
 

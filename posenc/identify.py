@@ -128,6 +128,8 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import asdict, dataclass, field, replace
 from decimal import Decimal, localcontext
 from fractions import Fraction
@@ -153,6 +155,16 @@ __all__ = [
 ]
 
 _TWO_PI = 2 * math.pi
+
+#: Where :func:`identify` reports what it is doing on a long table (its ``status``).
+_STATUS: ContextVar[Callable[[str], None] | None] = ContextVar("status", default=None)
+
+
+def _say(text: str) -> None:
+    say = _STATUS.get()
+    if say is not None:
+        say(text)
+
 
 #: Largest first position searched.
 MAX_START = 2**24
@@ -847,7 +859,9 @@ def _judge(h: _Hypothesis, values: np.ndarray, stored: str, rows, accurate=False
     residual, fits, peaks = 0.0, dict.fromkeys(h.models, 0.0), dict.fromkeys(h.models, 0.0)
     bits = dict.fromkeys(h.models, 0.0)
     sines, cosines, lone = _pair_columns(h.convention, h.width, h.first, values.shape[1])
+    total = values.shape[0]
     for top, count in rows:
+        _say(f"judging {h.convention}, base {h.base:g}, start {h.start}: row {top} of {total}")
         try:
             exact, angle, log_speed = _formula(h, top, count, values.shape[1], accurate)
         except (ValueError, TypeError, ZeroDivisionError, OverflowError):
@@ -1105,6 +1119,7 @@ def _emulate(h: _Hypothesis, values: np.ndarray, stored: str) -> dict[str, Any] 
         worst = 0.0
         try:
             for top, count in _all_rows(rows):
+                _say(f"running {h.convention}'s own operations: row {top} of {rows}")
                 built = conventions.table(
                     h.convention,
                     count,
@@ -1234,7 +1249,9 @@ def _score(h: _Hypothesis) -> float:
 # The public functions.
 
 
-def identify(table: ArrayLike, *, candidates: object = None) -> Identification:
+def identify(
+    table: ArrayLike, *, candidates: object = None, status: Callable[[str], None] | None = None
+) -> Identification:
     """Find the library convention, base and first position that explain a table.
 
     Parameters
@@ -1245,6 +1262,10 @@ def identify(table: ArrayLike, *, candidates: object = None) -> Identification:
     candidates : str or sequence of str, optional
         Conventions to consider (keys of :data:`posenc.conventions.CONVENTIONS`); all
         of them by default.
+    status : callable, optional
+        Called with a few words on what is being done, at each block of rows of each
+        pass over the table: for a status line when the table is large (the command
+        draws one on a terminal).
 
     Returns
     -------
@@ -1274,6 +1295,14 @@ def identify(table: ArrayLike, *, candidates: object = None) -> Identification:
     >>> found.start, found.model, sorted([found.convention, *found.equivalent])
     (12, 'float32 angles', ['fairseq', 'tensor2tensor', 'whisper'])
     """
+    token = _STATUS.set(status)
+    try:
+        return _identify(table, candidates)
+    finally:
+        _STATUS.reset(token)
+
+
+def _identify(table: ArrayLike, candidates: object) -> Identification:
     names = _candidate_names(candidates)
     values, stored = _as_table(table)
     rows, cols = values.shape
