@@ -149,7 +149,7 @@ def random_table(kind: str, dtype: str, rows: int, cols: int, seed: int) -> np.n
 
 
 @settings(
-    max_examples=150,
+    max_examples=100,
     deadline=None,
     derandomize=True,  # the same tables on every run: the guarantee is a chance
     suppress_health_check=[HealthCheck.too_slow],

@@ -138,7 +138,7 @@ def test_which_scaling_prints_the_llama3_bands_and_attention_factors(site_dir: P
     longrope = math.sqrt(1 + math.log(131072 / 4096) / math.log(4096))  # Phi-3, 128k over 4k
     assert f"yarn     s 4   a = {yarn:.4f}, logits times {yarn**2:.4f}" in text
     assert f"longrope s 32  a = {longrope:.4f}, logits times {longrope**2:.4f}" in text
-    assert "exit status 0" in text and "identified: llama3, base 500000" in text
+    assert "exit status 0" in text and "read: llama3, base 500000" in text
 
 
 # ----------------------------------------------------------------------------
