@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 import pytest
+from _processes import alive
 
 from posenc import exercises
 from posenc.cli import main
@@ -64,16 +65,6 @@ def recorded(path: Path) -> list[int]:
     if not path.is_file():
         return []
     return [int(line) for line in path.read_text().split()]
-
-
-def alive(pid: int) -> bool:
-    """Whether ``pid`` is a running (not zombie) copy of the checker's worker."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
-        command = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except (OSError, IndexError):
-        return False
-    return state != b"Z" and b"posenc/exercises/_child.py" in command
 
 
 def until(condition, seconds: float) -> bool:

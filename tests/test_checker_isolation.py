@@ -38,6 +38,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _processes import alive
 
 from posenc.exercises import EXERCISES, _child, _run, check, checker, exercise
 
@@ -467,16 +468,6 @@ def test_a_worker_that_stops_reading_still_meets_the_time_limit(tmp_path):
         "case 4 of 9 (an unseen case)"
     ) in text
     assert not alive(int(pid.read_text()))  # the worker asleep in its import was killed
-
-
-def alive(pid: int) -> bool:
-    """Whether ``pid`` is a running (not zombie) copy of the checker's worker."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
-        command = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except (OSError, IndexError):
-        return False
-    return state != b"Z" and b"posenc/exercises/_child.py" in command
 
 
 # --------------------------------------------------------------------------------------
