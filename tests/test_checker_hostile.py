@@ -22,13 +22,12 @@ import os
 import signal
 import subprocess
 import sys
-import textwrap
 import threading
 import time
 from pathlib import Path
 
 import pytest
-from _processes import alive
+from _checker import alive, solution
 
 from posenc import exercises
 from posenc.cli import main
@@ -40,21 +39,6 @@ pytestmark = pytest.mark.skipif(
 
 ROOT = Path(__file__).resolve().parent.parent
 LONG = 60.0  # a time limit no solution here should need: each one ends sooner, or is ended
-E1_SOLUTION = ROOT / "exercises" / "solutions" / "e1_sinusoidal_table.py"
-
-
-def solution(folder: Path, name: str, source: str, out: Path | None = None) -> Path:
-    """Write a solution file, with ``OUT`` replaced by the quoted path ``out``.
-
-    The reference E1 solution goes beside it as ``my_e1.py``, for those that import it.
-    """
-    text = textwrap.dedent(source)
-    if out is not None:
-        text = text.replace("OUT", repr(str(out)))
-    (folder / "my_e1.py").write_text(E1_SOLUTION.read_text(encoding="utf-8"), encoding="utf-8")
-    path = folder / f"my_{name}.py"
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 def words(text: str) -> str:

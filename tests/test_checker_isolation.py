@@ -30,7 +30,6 @@ import io
 import json
 import os
 import sys
-import textwrap
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -38,7 +37,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from _processes import alive
+from _checker import alive
+from _checker import solution as write
 
 from posenc.exercises import EXERCISES, _child, _run, check, checker, exercise
 
@@ -47,24 +47,12 @@ pytestmark = pytest.mark.skipif(
 )
 
 ROOT = Path(__file__).resolve().parent.parent
-E1_SOLUTION = ROOT / "exercises" / "solutions" / "e1_sinusoidal_table.py"
 LONG = 60.0  # no solution here needs it: each ends sooner, or is ended
 REFUSED = "posenc cannot be imported by a solution under check: the checker's answers come from it"
 
 
 def words(text: str) -> str:
     return " ".join(text.split())
-
-
-def write(folder: Path, name: str, source: str, out: Path | None = None) -> Path:
-    """A solution file, ``OUT`` replaced by the quoted path ``out``; ``my_e1.py`` beside it."""
-    text = textwrap.dedent(source)
-    if out is not None:
-        text = text.replace("OUT", repr(str(out)))
-    (folder / "my_e1.py").write_text(E1_SOLUTION.read_text(encoding="utf-8"), encoding="utf-8")
-    path = folder / f"my_{name}.py"
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 # --------------------------------------------------------------------------------------
