@@ -27,6 +27,17 @@ PLACEHOLDER = "<!-- posenc-api-index: every name of the reference goes here -->"
 _OBJECT = re.compile(r'<h[1-6] id="(posenc(?:\.[A-Za-z_][A-Za-z0-9_]*)*)" class="doc doc-heading"')
 
 
+#: Names that moved to another module of the library: the old name keeps an entry, with
+#: its own id, that links to where the name is documented now.
+MOVED = {
+    "posenc.rope.RopeConfig": "posenc.model_config.RopeConfig",
+    "posenc.rope.RopeConfig.inv_freq": "posenc.model_config.RopeConfig.inv_freq",
+    "posenc.rope.read_config": "posenc.model_config.read_config",
+    "posenc.rope.cos_sin": "posenc.layouts.cos_sin",
+    "posenc.rope.mrope_angles": "posenc.layouts.mrope_angles",
+}
+
+
 class ApiIndexError(ValueError):
     """The index page or a reference page is not as the list needs it."""
 
@@ -57,6 +68,17 @@ def block(pages: list[tuple[str, str, list[str]]]) -> str:
             parts.append(
                 f'<li id="{html.escape(name)}"><a href="{target}">'
                 f"<code>{html.escape(name)}</code></a></li>"
+            )
+        parts.append("</ul>")
+    moved = [(old, new) for old, new in MOVED.items() if new in seen]
+    if moved:
+        parts.append("<p>Moved to another part of the library:</p>")
+        parts.append("<ul>")
+        for old, new in moved:
+            target = html.escape(f"{seen[new]}#{new}")
+            parts.append(
+                f'<li id="{html.escape(old)}"><code>{html.escape(old)}</code>: now '
+                f'<a href="{target}"><code>{html.escape(new)}</code></a></li>'
             )
         parts.append("</ul>")
     parts.append("</div>")

@@ -513,9 +513,9 @@ def identify_config(config: Any, *, layer_type: str | None = None) -> RopeIdenti
     note; ``max_rel_error`` is its error, or None when the speeds are no ladder.
     """
     cfg = rope.read_config(config, layer_type=layer_type)
-    w, _ = cfg.inv_freq()
+    every, _ = cfg.inv_freq()
+    w = every[every > 0] if cfg.scheme == "proportional" else every  # the pairs that turn
     dim = 2 * w.size
-    default = rope.default_inv_freq(dim, cfg.base)
     factor = float(cfg.params.get("factor") or 1.0)
     length = cfg.params.get("original_max_position_embeddings") or cfg.params.get(
         "max_position_embeddings"
@@ -525,7 +525,18 @@ def identify_config(config: Any, *, layer_type: str | None = None) -> RopeIdenti
     result.problems = problems
     result.verdict = NOT_IDENTIFIED if problems else IDENTIFIED
     result.exact = not problems
-    result.bands = _band_words(w, default, factor if cfg.scheme != "default" else 1.0, length)
+    if cfg.scheme == "proportional":
+        result.bands = (
+            f"{w.size} pairs turn at base**(-2i/{cfg.head_dim}), the exponent over the whole"
+            f" head; {every.size - w.size} are stopped (speed 0)"
+        )
+    elif cfg.scheme == "axial":
+        result.rotary_dim = 2 * dim
+        result.bands = f"{w.size} pairs turned by a patch's row, the same {w.size} by its column"
+    else:
+        default = rope.default_inv_freq(dim, cfg.base)
+        scaled = factor if cfg.scheme != "default" else 1.0
+        result.bands = _band_words(w, default, scaled, length)
     result.notes = [
         (
             "no rope_scaling or rope_parameters: the plain ladder"
@@ -534,7 +545,8 @@ def identify_config(config: Any, *, layer_type: str | None = None) -> RopeIdenti
         ),
         *cfg.notes,
     ]
-    if w.size >= 2 and np.all(w > 0) and np.all(np.diff(w) < 0):
+    ladder = cfg.scheme not in ("proportional", "axial")  # others are no 1-D ladder
+    if ladder and w.size >= 2 and np.all(w > 0) and np.all(np.diff(w) < 0):
         alone = identify_inv_freq(w)
         result.max_rel_error = alone.max_rel_error
         result.notes.append(

@@ -4,9 +4,9 @@ A rotary head of width ``d`` turns pair ``i`` of its queries and keys by ``m * w
 position ``m`` (:mod:`posenc.rotary`). Which speeds ``w_i`` a model uses is its *scheme*.
 Trained at length ``L0`` with ``w_i = b**(-2i/d)``, a model is run at ``L = s * L0`` by
 changing the speeds (and sometimes scaling the logits). This module computes the speeds of
-the six schemes that Hugging Face Transformers names in ``ROPE_INIT_FUNCTIONS``, with its
-parameter names and its reading of them, so that a table from a real model can be checked
-against it:
+the schemes that Hugging Face Transformers names in ``ROPE_INIT_FUNCTIONS`` (and the
+default ladder, which each model's rotary class computes itself), with its parameter names
+and its reading of them, so that a table from a real model can be checked against it:
 
 ================  ===================================================================
 ``"default"``     ``w_i = b**(-2i/d)`` (RoFormer).
@@ -24,10 +24,20 @@ against it:
 ``"llama3"``      Llama 3.1 (Meta's reference code): wavelengths below
                   ``L0 / high_freq_factor`` unchanged, above ``L0 / low_freq_factor``
                   divided by ``factor``, blended between.
+``"proportional"`` Gemma 4's global layers: the first ``int(p d / 2)`` pairs turn at
+                  ``b**(-2i/d)``, the exponent over the whole head, and the other pairs
+                  not at all (speed 0); not NeoX partial rotary, whose exponent is over
+                  the rotated width.
+``"axial"``       2-D rotary of vision towers (Qwen2-VL and after): the default ladder
+                  over ``d / 2`` coordinates, turned once by the row and once by the
+                  column of a patch (:mod:`posenc.layouts`).
 ================  ===================================================================
 
 Each scheme returns the speeds and an *attention factor*: implementations multiply the
 cosine and sine caches by it, so a query-key logit is multiplied by its square.
+
+The caches and multimodal layouts are in :mod:`posenc.layouts`, the reading of a model's
+``config.json`` in :mod:`posenc.model_config` (both are also importable from here).
 
 Precision
 ---------
@@ -56,24 +66,17 @@ References
 
 from __future__ import annotations
 
-import json
 import math
-import os
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from decimal import Decimal, localcontext
-from pathlib import Path
-from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from posenc import _files, _validate
-from posenc.encoding import _cis, _two_prod
-from posenc.precision import round_to
-from posenc.rotary import _positions
+from posenc import _validate
 
 __all__ = [
+    "CONFIG_LIMIT",
     "LAYOUTS",
     "MAX_ROTARY_DIM",
     "PATHS",
@@ -96,14 +99,9 @@ __all__ = [
     "yarn_ramp",
 ]
 
-#: The schemes of Hugging Face's ``ROPE_INIT_FUNCTIONS`` that posenc computes.
-SCHEMES = ("default", "linear", "dynamic", "yarn", "longrope", "llama3")
-
-#: Layouts of a cos/sin cache: ``cat(c, c)``, ``c0 c0 c1 c1 ...``, or one column per pair.
-LAYOUTS = ("half", "interleaved", "pairs")
-
-#: How :func:`cos_sin` computes: exactly, or as a float32 implementation does.
-PATHS = ("exact", "float32")
+#: The schemes of Hugging Face's ``ROPE_INIT_FUNCTIONS`` that posenc computes, and the
+#: 2-D "axial" ladder of its vision towers.
+SCHEMES = ("default", "linear", "dynamic", "yarn", "longrope", "llama3", "proportional", "axial")
 
 # Which parameters each scheme reads (beyond head_dim, base, partial_rotary_factor).
 _PARAMETERS = {
@@ -136,6 +134,8 @@ _PARAMETERS = {
         "low_freq_factor",
         "high_freq_factor",
     ),
+    "proportional": ("factor",),
+    "axial": (),
 }
 
 #: Widest rotated part of a head that posenc computes. Real models rotate a few hundred
@@ -519,11 +519,11 @@ def _llama3_args(base, factor, length) -> tuple[float, float, int]:
 def _llama3_factors(low_freq_factor, high_freq_factor) -> tuple[float, float]:
     low_ff = _positive("low_freq_factor", low_freq_factor)
     high_ff = _positive("high_freq_factor", high_freq_factor)
-    if not high_ff > low_ff:
+    if high_ff < low_ff:
         raise ValueError(
-            f"high_freq_factor must be > low_freq_factor, got {high_ff!r} <= {low_ff!r}"
+            f"high_freq_factor must be >= low_freq_factor, got {high_ff!r} < {low_ff!r}"
         )
-    return low_ff, high_ff
+    return low_ff, high_ff  # equal factors: no blend band, a step at L0 / low_freq_factor
 
 
 # --------------------------------------------------------------------------------------
@@ -568,15 +568,20 @@ def inv_freq(
 
     Parameters
     ----------
-    scheme : {"default", "linear", "dynamic", "yarn", "longrope", "llama3"}
+    scheme : str
+        One of :data:`SCHEMES`: "default", "linear", "dynamic", "yarn", "longrope",
+        "llama3", "proportional", "axial".
     head_dim : int
-        The width of one attention head.
+        The width of one attention head. "proportional" returns ``head_dim / 2`` speeds,
+        the last ones 0; "axial" ``head_dim / 4``, the ladder each of its two axes turns.
     base : float
         ``rope_theta``, > 1.
     partial_rotary_factor : float
         The rotated share of the head, in (0, 1]; ``rotary_dim = int(head_dim * it)``.
+        For "proportional", the share of the pairs that turn: ``int(it * head_dim // 2)``.
     factor : float
-        The scale ``s``. Needed by every scheme but "default". For "yarn" and "longrope"
+        The scale ``s``. Needed by every scheme but "default", "axial" and "proportional"
+        (which divides every speed by it, 1 by default). For "yarn" and "longrope"
         it may be left out when ``max_position_embeddings`` is given: then
         ``s = max_position_embeddings / original_max_position_embeddings``.
     original_max_position_embeddings : int
@@ -618,9 +623,22 @@ def inv_freq(
     >>> w, a = inv_freq("yarn", 128, factor=8.0, original_max_position_embeddings=4096)
     >>> round(a, 4), bool(w[0] == 1.0), bool(w[-1] == inv_freq("default", 128)[0][-1] / 8)
     (1.2079, True, True)
+    >>> w, _ = inv_freq("proportional", 8, base=100.0, partial_rotary_factor=0.5)
+    >>> print(w)  # the exponent over all 8 coordinates; 2 of the 4 pairs stopped
+    [1.         0.31622777 0.         0.        ]
     """
     scheme = _scheme(scheme)
-    dim = rotary_dim(head_dim, partial_rotary_factor)
+    if scheme == "proportional":  # every pair of the head has a speed; some are 0
+        dim = rotary_dim(head_dim)
+        given_partial = _validate.real("partial_rotary_factor", partial_rotary_factor)
+        if not 0 < given_partial <= 1:
+            raise ValueError(f"partial_rotary_factor must lie in (0, 1], got {given_partial!r}")
+    elif scheme == "axial":  # each of the two axes turns over half of the head
+        if partial_rotary_factor != 1:
+            raise ValueError('the "axial" scheme does not read partial_rotary_factor')
+        dim = _axial_width(head_dim)
+    else:
+        dim = rotary_dim(head_dim, partial_rotary_factor)
     base = _validate.base(base)
     given = {
         "factor": factor,
@@ -647,7 +665,42 @@ def inv_freq(
         raise ValueError(f'the "{scheme}" scheme does not read truncate')
     with localcontext() as context:
         context.prec = _DIGITS
+        if scheme == "proportional":
+            return _proportional(dim, base, given_partial, given)
         return _SCHEMES[scheme](dim, base, given, truncate)
+
+
+def _axial_width(head_dim: object) -> int:
+    """The width each axis of an axial (2-D) rotary turns over: ``head_dim // 2``, even."""
+    head_dim = _validate.integer("head_dim", head_dim, minimum=4)
+    spatial = head_dim // 2
+    if spatial % 2:
+        raise ValueError(
+            f'the "axial" scheme turns each axis over head_dim // 2 = {spatial} coordinates,'
+            " which must be even"
+        )
+    return _rotary_width(spatial)
+
+
+def _proportional(dim, base, partial, given):
+    """Gemma 4's proportional rotary: the exponent over the whole head, slow pairs stopped.
+
+    ``k = int(partial * dim // 2)`` pairs turn at ``base**(-2i/dim)`` (the exponent over
+    the whole head, ``dim = head_dim``), the other ``dim/2 - k`` at speed 0; every speed
+    is then divided by ``factor`` (1 by default). This is not NeoX partial rotary, whose
+    exponent is over the rotated width ``int(dim * partial)``.
+    """
+    factor = (
+        Decimal(1) if given["factor"] is None else Decimal(_positive("factor", given["factor"]))
+    )
+    turning = int(partial * dim // 2)
+    ladder = _ladder(dim, Decimal(base))[:turning]
+    speeds = [w / factor for w in ladder] + [Decimal(0)] * (dim // 2 - turning)
+    return _round(speeds), 1.0
+
+
+def _axial(dim, base, given, truncate):
+    return _round(_ladder(dim, Decimal(base))), 1.0
 
 
 def _default(dim, base, given, truncate):
@@ -767,6 +820,11 @@ def _llama3(dim, base, given, truncate):
             speeds.append(w)
         elif kind == "low":
             speeds.append(w / s)
+        elif high_ff == low_ff:  # a wavelength exactly at the one edge: 0 / 0 in the blend
+            raise ValueError(
+                f"low_freq_factor = high_freq_factor = {low_ff!r} puts a pair's wavelength"
+                f" exactly at L0 / low_freq_factor, where the blend divides 0 by 0"
+            )
         else:
             g = (Decimal(length) * w / (2 * _PI) - Decimal(low_ff)) / (
                 Decimal(high_ff) - Decimal(low_ff)
@@ -776,6 +834,7 @@ def _llama3(dim, base, given, truncate):
 
 
 _SCHEMES = {
+    "axial": _axial,
     "default": _default,
     "linear": _linear,
     "dynamic": _dynamic,
@@ -786,382 +845,8 @@ _SCHEMES = {
 
 
 # --------------------------------------------------------------------------------------
-# Caches and angles.
+# Kept here for the readers of posenc.rope: the caches and layouts live in
+# posenc.layouts, the reading of configs in posenc.model_config.
 
-
-def _speeds(value: object) -> np.ndarray:
-    w = _validate.real_array("inv_freq", value)
-    if w.ndim != 1 or w.size == 0:
-        raise ValueError(f"inv_freq must be a non-empty 1-D array, got shape {w.shape}")
-    if not np.all(np.isfinite(w)) or np.any(w < 0):
-        raise ValueError("inv_freq must hold finite real numbers >= 0")
-    return w
-
-
-def _choice(name: str, value: object, allowed: tuple[str, ...]) -> str:
-    message = f"{name} must be one of {', '.join(allowed)}, got {_validate.shown(value)}"
-    if not isinstance(value, str):
-        raise TypeError(message)
-    if value not in allowed:
-        raise ValueError(message)
-    return value
-
-
-def cos_sin(
-    positions: ArrayLike,
-    inv_freq: ArrayLike,
-    *,
-    attention_factor: float = 1.0,
-    layout: str = "half",
-    dtype: object = "float64",
-    path: str = "exact",
-) -> tuple[np.ndarray, np.ndarray]:
-    """The cosine and sine caches of a rotary model, as its implementation stores them.
-
-    Entry ``(m, i)`` is ``a * cos(positions[m] * inv_freq[i])`` (and the sine), with ``a``
-    the attention factor.
-
-    Parameters
-    ----------
-    positions : array_like
-        Positions, shape ``(L,)``, finite reals with ``|p| <= 2**53``.
-    inv_freq : array_like
-        The speeds, shape ``(P,)``, each taken as the exact float64 value given.
-    attention_factor : float
-        Multiplies both caches (so a logit gains its square).
-    layout : {"half", "interleaved", "pairs"}
-        "half": ``cat(c, c)``, shape ``(L, 2P)``, as Hugging Face stores it for
-        ``rotate_half``; "interleaved": ``c0 c0 c1 c1 ...``, shape ``(L, 2P)``; "pairs":
-        one column per pair, shape ``(L, P)``.
-    dtype : {"float64", "float32", "float16", "bfloat16"}
-        The stored format. bfloat16 values are returned as float32 holding bfloat16
-        numbers (NumPy has no bfloat16).
-    path : {"exact", "float32"}
-        "exact": the angle is the exact product, its cosine and sine are correctly
-        rounded to float64, multiplied by the attention factor (one rounding) and rounded
-        once to ``dtype``. "float32": what a float32 implementation computes: speeds,
-        positions and the attention factor rounded to float32, the angle rounded to
-        float32 before its cosine and sine are taken (these then correctly rounded).
-
-    Precision
-    ---------
-    On the exact path each entry is within ``2**-53 (1 + a)`` of ``a cos(angle)`` before
-    the rounding to ``dtype``, which adds half an ulp of ``dtype``: 2**-24, 2**-11 and
-    2**-8 relative for float32, float16 and bfloat16. A cache computed the float32 way
-    carries a phase error: the angle ``t w`` rounded to float32 is off by up to
-    ``2**-24 |t w|`` radians, so at position 10**5 and speed 1 the phase can be wrong by
-    about 0.006 rad; positions themselves are exact in float32 only up to 2**24, in
-    float16 up to 2048 and in bfloat16 up to 256.
-
-    Examples
-    --------
-    >>> c, s = cos_sin([0, 1], [1.0, 0.5], layout="pairs")
-    >>> print(c.round(4), s.round(4), sep="\\n")
-    [[1.     1.    ]
-     [0.5403 0.8776]]
-    [[0.     0.    ]
-     [0.8415 0.4794]]
-    """
-    positions = _positions(positions)  # (L,)
-    w = _speeds(inv_freq)  # (P,)
-    factor = _positive("attention_factor", attention_factor)
-    layout = _choice("layout", layout, LAYOUTS)
-    path = _choice("path", path, PATHS)
-    out = _cache_dtype(dtype)
-    # The (L, P) cos and sin, the exact products' temporaries and the laid-out result.
-    _validate.memory(
-        f"len(positions)={positions.size}, len(inv_freq)={w.size}", 96 * positions.size * w.size
-    )
-    if path == "exact":
-        cos, sin = _exact_cos_sin(positions, w)
-        cos, sin = cos * factor, sin * factor
-    else:
-        angle = (positions.astype(np.float32)[:, None] * w.astype(np.float32)).astype(np.float64)
-        sin, _, cos, _ = _cis(angle, angle * 0 + 1.0, angle * 0)  # cis(angle * 1) exactly
-        f32 = np.float32(factor)
-        cos = cos.astype(np.float32) * f32
-        sin = sin.astype(np.float32) * f32
-    cos, sin = round_to(cos, out), round_to(sin, out)
-    numpy_out = np.float32 if out == "bfloat16" else np.dtype(out)
-    cos, sin = cos.astype(numpy_out), sin.astype(numpy_out)
-    if layout == "half":
-        return np.concatenate([cos, cos], axis=1), np.concatenate([sin, sin], axis=1)
-    if layout == "interleaved":
-        return np.repeat(cos, 2, axis=1), np.repeat(sin, 2, axis=1)
-    return cos, sin
-
-
-def _cache_dtype(value: object) -> str:
-    names = ("float64", "float32", "float16", "bfloat16")
-    if isinstance(value, str):
-        return _choice("dtype", value, names)
-    try:
-        name = np.dtype(value).name
-    except TypeError:
-        message = f"dtype must be one of {', '.join(names)}, got {_validate.shown(value)}"
-        raise TypeError(message) from None
-    return _choice("dtype", name, names)
-
-
-def _exact_cos_sin(positions: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    cos = np.empty((positions.size, w.size))
-    sin = np.empty((positions.size, w.size))
-    rows = max(1, 8192 // w.size)
-    zero = np.zeros_like(w)
-    for top in range(0, positions.size, rows):
-        part = slice(top, top + rows)
-        sin[part], _, cos[part], _ = _cis(positions[part, None], w, zero)
-    return cos, sin
-
-
-def mrope_angles(
-    positions_thw: ArrayLike, inv_freq: ArrayLike, sections: Sequence[int]
-) -> np.ndarray:
-    """M-RoPE's angles (Qwen2-VL): pair ``j`` turns by the position on its section's axis.
-
-    The pairs are split, in order, into ``sections[0]`` temporal, ``sections[1]`` height
-    and ``sections[2]`` width pairs; pair ``j`` of the token at ``(t, h, w)`` turns by
-    ``p_a * inv_freq[j]``, ``p_a`` the token's position on the axis of ``j``'s section.
-    When ``t = h = w`` these are the 1-D rotary angles. Each angle is the exact product,
-    rounded once.
-
-    Examples
-    --------
-    >>> mrope_angles([[0, 1], [0, 2], [0, 3]], [1.0, 0.5, 0.25], (1, 1, 1)).tolist()
-    [[0.0, 0.0, 0.0], [1.0, 1.0, 0.75]]
-    """
-    grid = _validate.real_array("positions_thw", positions_thw)
-    if grid.ndim != 2 or grid.shape[0] != 3:
-        raise ValueError(
-            f"positions_thw must have shape (3, L): temporal, height, width; got {grid.shape}"
-        )
-    rows = [_positions(row) for row in grid]
-    w = _speeds(inv_freq)
-    counts = [_validate.integer("sections", s, minimum=0) for s in sections]
-    if len(counts) != 3 or sum(counts) != w.size:
-        raise ValueError(
-            f"sections must be three pair counts summing to len(inv_freq) = {w.size},"
-            f" got {_validate.shown(list(sections))}"
-        )
-    axis = np.repeat(np.arange(3), counts)  # (P,): the axis of each pair
-    chosen = np.stack(rows)[axis].T  # (L, P)
-    hi, lo = _two_prod(chosen, w)
-    return hi + lo
-
-
-# --------------------------------------------------------------------------------------
-# config.json
-
-
-# Old names of schemes in configs, and what they mean now.
-_OLD_NAMES = {"su": "longrope", "mrope": "default"}
-
-#: Largest config.json read, in bytes. A model's config is a few kilobytes; one that
-#: lists tens of thousands of class labels is a few megabytes. A file beyond this is not
-#: a config, and the limit keeps its parse small: see ``_JSON_BYTES``.
-CONFIG_LIMIT = 16 * 10**6
-
-#: Memory that parsing JSON may take per character of text, in bytes: at most 28
-#: measured (CPython 3.11, a list of one-key objects ``[{"a":[]},...]``), 8 to 12 for
-#: numbers and strings. So a config of ``CONFIG_LIMIT`` bytes needs at most 512 MB.
-_JSON_BYTES = 32
-
-
-def _read_json(path: str | os.PathLike) -> object:
-    """The JSON value of the file ``path``: a regular file of at most ``CONFIG_LIMIT`` bytes.
-
-    A FIFO or a device is refused without blocking (:func:`posenc._files.read_text`); the
-    parse is checked against the memory limit before it starts.
-    """
-    shown = _validate.shown(os.fspath(path), 200)
-    text = _files.read_text(path, limit=CONFIG_LIMIT, what=shown)
-    _validate.memory(f"{shown}, {len(text)} characters of JSON", _JSON_BYTES * len(text))
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ValueError(f"{shown} is not JSON: {error.msg} at line {error.lineno}") from None
-    except RecursionError:
-        raise ValueError(
-            f"{shown} nests its JSON too deeply to be read (a config nests a few levels)"
-        ) from None
-    except ValueError as error:  # an integer of more than 4300 digits
-        raise ValueError(f"{shown} is not a config: {' '.join(str(error).split())}") from None
-
-
-def _section(where: str, value: object) -> dict:
-    """A JSON object of the config (``rope_scaling``, ``rope_parameters``) as a dict."""
-    if not isinstance(value, Mapping):
-        raise TypeError(
-            f"{where} must be a JSON object (a dict), got {type(value).__name__} "
-            f"{_validate.shown(value)}"
-        )
-    return dict(value)
-
-
-def _config_base(key: str, value: object) -> float:
-    """``rope_theta`` (or the key it came from), checked under its own name."""
-    try:
-        return _validate.base(value)
-    except (TypeError, ValueError) as error:  # "base must be ...": say the config's key
-        raise type(error)(key + str(error).removeprefix("base")) from None
-
-
-def _head_dim(config: Mapping[str, Any], notes: list[str]) -> int:
-    """The width of one head, from ``head_dim`` or ``hidden_size // num_attention_heads``."""
-    for key in ("qk_rope_head_dim", "head_dim"):  # DeepSeek-V2/V3: only the first rotates
-        if config.get(key) is not None:
-            if key == "qk_rope_head_dim":
-                notes.append("head_dim = qk_rope_head_dim (the rotated part of each head)")
-            return _validate.integer(key, config[key], minimum=2)
-    if config.get("hidden_size") is None or config.get("num_attention_heads") is None:
-        raise ValueError("config has neither head_dim nor hidden_size and num_attention_heads")
-    hidden = _validate.integer("hidden_size", config["hidden_size"], minimum=1)
-    heads = _validate.integer("num_attention_heads", config["num_attention_heads"], minimum=1)
-    notes.append("head_dim = hidden_size // num_attention_heads")
-    if hidden // heads < 2:
-        raise ValueError(
-            f"head_dim = hidden_size // num_attention_heads = {_validate.shown(hidden)} // "
-            f"{_validate.shown(heads)} = {hidden // heads} must be >= 2"
-        )
-    return hidden // heads
-
-
-@dataclass(frozen=True)
-class RopeConfig:
-    """A model's rotary scheme as read from its ``config.json``.
-
-    ``params`` holds the keyword arguments of :func:`inv_freq` that the config sets
-    (Hugging Face's names); ``form`` says where they were found ("rope_parameters",
-    "rope_scaling" or "none": no scaling entry), and ``notes`` what was inferred.
-    """
-
-    scheme: str
-    head_dim: int
-    base: float
-    params: dict[str, Any] = field(default_factory=dict)
-    form: str = "none"
-    notes: tuple[str, ...] = ()
-
-    def inv_freq(self, seq_len: int | None = None) -> tuple[np.ndarray, float]:
-        """The speeds and attention factor, at ``seq_len`` for "dynamic" and "longrope"."""
-        params = dict(self.params)
-        if seq_len is not None:
-            if self.scheme not in ("dynamic", "longrope"):
-                raise ValueError(f'the "{self.scheme}" scheme does not depend on seq_len')
-            params["seq_len"] = seq_len
-        return inv_freq(self.scheme, self.head_dim, base=self.base, **params)
-
-
-def read_config(
-    config: Mapping[str, Any] | str | Path, *, layer_type: str | None = None
-) -> RopeConfig:
-    """Read the rotary scheme of a Hugging Face ``config.json`` (a dict or a path).
-
-    Both forms are read: the old one (``rope_theta`` beside a ``rope_scaling`` dict with
-    ``type`` or ``rope_type``) and the new one (a ``rope_parameters`` dict holding
-    ``rope_type`` and ``rope_theta``). A ``text_config`` is read when the top level has no
-    rotary keys (multimodal models). Configs with one entry per layer type (Gemma 3's
-    ``{"full_attention": ..., "sliding_attention": ...}``) need ``layer_type``.
-
-    As Hugging Face does: ``head_dim`` falls back to ``hidden_size // num_attention_heads``,
-    ``rope_theta`` to 10000; a top-level ``original_max_position_embeddings`` wins over the
-    one in the scaling dict for "yarn", "longrope" and "llama3", and a missing one is
-    ``max_position_embeddings``; "dynamic" stretches from ``max_position_embeddings``.
-    """
-    if isinstance(config, str | Path):
-        config = _read_json(config)
-    if not isinstance(config, Mapping):
-        raise TypeError(
-            f"config must be a dict or the path of a config.json, got {type(config).__name__}"
-        )
-    notes: list[str] = []
-    keys = ("rope_parameters", "rope_scaling", "rope_theta", "head_dim", "hidden_size")
-    if not any(k in config for k in keys) and isinstance(config.get("text_config"), Mapping):
-        config = config["text_config"]
-        notes.append("read from text_config")
-    if config.get("rope_parameters") is not None:
-        form = "rope_parameters"
-    elif config.get("rope_scaling") is not None:
-        form = "rope_scaling"
-    else:
-        form = "none"
-    scaling = {} if form == "none" else _section(form, config[form])
-    if scaling and not ("rope_type" in scaling or "type" in scaling or "rope_theta" in scaling):
-        nested = sorted(str(k) for k, v in scaling.items() if isinstance(v, Mapping))
-        if nested:
-            if layer_type is None:
-                raise ValueError(
-                    f"this config sets one rotary scheme per layer type ({', '.join(nested)}):"
-                    " choose one with layer_type= (on the command line, --layer-type)"
-                )
-            if layer_type not in nested:
-                raise ValueError(
-                    f"layer_type must be one of {', '.join(nested)}, "
-                    f"got {_validate.shown(layer_type)}"
-                )
-            scaling = dict(scaling[layer_type])
-            notes.append(f"the {layer_type} layers")
-            form = f"{form}[{layer_type!r}]"
-    elif layer_type is not None:
-        raise ValueError("layer_type is only for configs with one rotary scheme per layer type")
-
-    type_key = "rope_type" if "rope_type" in scaling else "type"
-    name = scaling.get(type_key, "default")
-    if not isinstance(name, str):
-        raise TypeError(
-            f"{form}'s {type_key} must be the name of a scheme (a string), got "
-            f"{type(name).__name__} {_validate.shown(name)}"
-        )
-    if name in _OLD_NAMES:
-        notes.append(f'"{name}" is read as "{_OLD_NAMES[name]}"')
-        name = _OLD_NAMES[name]
-    if name not in SCHEMES:
-        raise ValueError(
-            f"rotary scheme {_validate.shown(name)} is not one posenc computes"
-            f" ({', '.join(SCHEMES)})"
-        )
-    base_key = "rope_theta"
-    base = scaling.get("rope_theta", config.get("rope_theta"))
-    if base is None and config.get("rotary_emb_base") is not None:  # GPT-NeoX
-        base_key, base = "rotary_emb_base", config["rotary_emb_base"]
-        notes.append("rope_theta from rotary_emb_base")
-    if base is None:
-        base = 10000.0
-        notes.append("rope_theta not set: 10000")
-    base = _config_base(base_key, base)
-    head_dim = _head_dim(config, notes)
-    partial = scaling.get("partial_rotary_factor", config.get("partial_rotary_factor"))
-    if partial is None and "rotary_pct" in config:  # GPT-NeoX
-        partial = _validate.real("rotary_pct", config["rotary_pct"])
-        notes.append("partial_rotary_factor from rotary_pct")
-    params: dict[str, Any] = {}
-    if partial is not None and not (isinstance(partial, int | float) and partial == 1):
-        params["partial_rotary_factor"] = partial
-    wanted = _PARAMETERS[name]
-    for key in wanted:
-        if key in ("seq_len", "max_position_embeddings", "original_max_position_embeddings"):
-            continue
-        if scaling.get(key) is not None:
-            params[key] = scaling[key]
-    if "truncate" in scaling and name == "yarn":
-        params["truncate"] = scaling["truncate"]
-    max_pos = config.get("max_position_embeddings")
-    if max_pos is not None:  # checked here, under the name the config gives it
-        max_pos = _length("max_position_embeddings", max_pos)
-    if name in ("yarn", "longrope", "llama3"):
-        if config.get("original_max_position_embeddings") is not None:
-            params["original_max_position_embeddings"] = config["original_max_position_embeddings"]
-        elif scaling.get("original_max_position_embeddings") is not None:
-            params["original_max_position_embeddings"] = scaling[
-                "original_max_position_embeddings"
-            ]
-        elif max_pos is not None:
-            params["original_max_position_embeddings"] = max_pos
-            notes.append("original_max_position_embeddings = max_position_embeddings")
-    if name in ("dynamic", "yarn", "longrope") and max_pos is not None:
-        params["max_position_embeddings"] = max_pos
-    if name in ("yarn", "longrope") and "factor" not in params and max_pos is not None:
-        notes.append("factor = max_position_embeddings / original_max_position_embeddings")
-    spec = RopeConfig(name, head_dim, base, params, form.partition("[")[0], tuple(notes))
-    spec.inv_freq()  # every value checked now, with the parameter's name in the message
-    return spec
+from posenc.layouts import LAYOUTS, PATHS, cos_sin, mrope_angles  # noqa: E402
+from posenc.model_config import CONFIG_LIMIT, RopeConfig, read_config  # noqa: E402

@@ -716,7 +716,7 @@ def test_an_error_quotes_at_most_a_few_dozen_characters_of_a_value(tmp_path, cap
     config = {"head_dim": 64, "rope_scaling": {"type": "x" * 5_000_000}}
     assert config_refused(tmp_path, capsys, config) == (
         f"rotary scheme '{'x' * 40}...{'x' * 15}' (5000000 characters) is not one posenc "
-        "computes (default, linear, dynamic, yarn, longrope, llama3)"
+        "computes (default, linear, dynamic, yarn, longrope, llama3, proportional, axial)"
     )
 
 

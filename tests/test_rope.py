@@ -415,7 +415,7 @@ def test_per_layer_configs_need_a_layer_type():
                 high_freq_factor=1.0,
             ),
             ValueError,
-            "high_freq_factor must be > low_freq_factor",
+            "high_freq_factor must be >= low_freq_factor",
         ),
         (
             lambda: rope.inv_freq(

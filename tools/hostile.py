@@ -48,6 +48,7 @@ sys.path.insert(0, str(ROOT))
 
 from posenc import rope  # noqa: E402
 from posenc.conventions import CONVENTIONS, table  # noqa: E402
+from posenc.model_config import read_model  # noqa: E402
 from posenc.precision import round_to  # noqa: E402
 
 #: Conventions whose numbers coincide, so that either name is right (see tests/test_identify.py).
@@ -396,10 +397,16 @@ def caches(work: Path) -> list[Case]:
 def configs(work: Path) -> list[Case]:
     cases = []
     for path in sorted((ROOT / "data" / "configs").glob("*.json")):
-        argv = ["identify", str(path), "--json"]
-        if "gemma" in path.name:
-            argv += ["--layer-type", "full_attention"]
-        cases.append(Case("config", path.name, argv, "named", {"verdict": "identified"}))
+        # The layer types to ask for: one run per distinct rotary scheme of the config.
+        kinds = [k for k in read_model(path).kinds if k.rotates]
+        schemes = {
+            (k.rope.scheme, k.rope.base, k.rope.head_dim, repr(k.rope.params)) for k in kinds
+        }
+        extra = [[]] if len(schemes) < 2 else [["--layer-type", k.name] for k in kinds]
+        for more in extra:
+            argv = ["identify", str(path), "--json", *more]
+            name = path.name + (f" [{more[1]}]" if more else "")
+            cases.append(Case("config", name, argv, "named", {"verdict": "identified"}))
     base = {"head_dim": 64, "rope_theta": 10000.0, "max_position_embeddings": 32768}
     huge = int("9" * 400)
     hostile = {

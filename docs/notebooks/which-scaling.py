@@ -132,8 +132,25 @@ def stretch(config: dict, spec: rope.RopeConfig) -> tuple[float, int | None]:
     return 1.0, length
 
 
+# The configs of the models that scale one ladder (Llama 2 to Qwen 2.5); the models of
+# 2025-2026 mix schemes inside one network, and `posenc config explain` reads those
+# layer by layer.
+ONE_LADDER = (
+    "code-llama-7b.json",
+    "deepseek-v3.json",
+    "gemma-3-4b-rope-parameters.json",
+    "gpt-neox-20b.json",
+    "llama-2-7b-dynamic-2.json",
+    "llama-2-7b-linear-4.json",
+    "llama-2-7b.json",
+    "llama-3.1-8b-rope-parameters.json",
+    "llama-3.1-8b.json",
+    "llama-3.2-1b.json",
+    "phi-3-mini-128k-shape.json",
+    "qwen2.5-7b-yarn-4.json",
+)
 found = {}
-for path in sorted(CONFIGS.glob("*.json")):
+for path in (CONFIGS / name for name in ONE_LADDER):
     config = json.loads(path.read_text(encoding="utf-8"))
     for layer in layer_types(config):
         spec = rope.read_config(path, layer_type=layer)

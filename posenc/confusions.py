@@ -1,0 +1,254 @@
+"""The confusions about position that users of 2024-2026 models report, seen in a config.
+
+Each rule looks at a reading of a config (:func:`posenc.model_config.read_model`) and, if
+the config has the feature that the reports are about, returns a :class:`Caution`: what
+to watch for, in this config's own numbers, and the reports that document it. A rule
+stays quiet on a config without the feature; ``tests/test_model_config.py`` shows each
+one firing and staying quiet.
+
+The reports are cited as their repositories write them (``vllm#28542``: issue or pull
+request 28542 of vLLM); the list is ``../shared/FACTS-zoo.md``'s section 8.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from posenc import rope
+from posenc.families import Family
+
+__all__ = ["RULES", "cautions"]
+
+_V5_RENAME = ("vllm#28542", "vllm#29700", "vllm#44133", "sglang#14745", "llama.cpp#18013")
+_PARTIAL = ("pie#603", "zml#660", "maxtext#4616", "transformers#48652", "vllm#41185", "tvm#18102")
+_PER_LAYER = ("ferrox#39", "mlxcel#1340", "mlx-vlm#1709", "ollama#13452", "ollama#12348")
+_STATIC_YARN = ("exllamav2#642", "exllamav3#29", "llama.cpp#10698", "sglang#6030")
+_LONGROPE = ("onnxruntime-genai#1161", "onnxruntime-genai#1787", "llama.cpp#8995")
+_LLAMA3_KEY = ("KBLaM#37", "mlxcel#1355")
+_LLAMA4_TEMPERATURE = ("vllm#16439", "vllm#19997")
+_TWO_PAIRINGS = ("mlx-lm#1431", "vllm#28968", "vllm#34353", "sglang#13530", "transformers#46842")
+_TRANSFORMERS = "transformers: modeling_rope_utils.py (RotaryEmbeddingConfigMixin)"
+
+
+def _rotating(reading):
+    return [k for k in reading.kinds if k.rotates and k.rope is not None]
+
+
+def _precedence(reading, part: Mapping[str, Any], fam: Family):
+    if reading.form != "both":
+        return None
+    held = part["rope_parameters"]
+    dropped = [
+        v.get("rope_theta") if isinstance(v, Mapping) else None
+        for v in (held, *(held.values() if isinstance(held, Mapping) else ()))
+    ]
+    dropped = [float(t) for t in dropped if isinstance(t, int | float) and not isinstance(t, bool)]
+    used = sorted({k.rope.base for k in _rotating(reading)})
+    lost = [t for t in dropped if t not in used]
+    message = (
+        "the config holds both rope_parameters and a non-empty rope_scaling: Transformers"
+        " 5.x builds from rope_scaling and ignores rope_parameters"
+    )
+    if lost:
+        message += (
+            f"; the base {', '.join(f'{t:g}' for t in lost)} that rope_parameters held is"
+            f" dropped, and the model is built over base {', '.join(f'{b:g}' for b in used)}"
+            " (the top-level rope_theta, or the class default)"
+        )
+    return ("precedence", message, (_TRANSFORMERS,))
+
+
+def _v5_form(reading, part, fam):
+    scaled = [k for k in _rotating(reading) if k.rope.scheme not in ("default", "proportional")]
+    if reading.form != "rope_parameters" or not scaled:
+        return None
+    names = ", ".join(sorted({k.rope.scheme for k in scaled}))
+    return (
+        "v5_form",
+        f"the {names} scaling is in rope_parameters (the Transformers 5 form) and the config"
+        " has no rope_scaling: an engine that reads only rope_scaling (the 4.x key) builds"
+        " plain rotary and drops the scaling",
+        _V5_RENAME,
+    )
+
+
+def _proportional(reading, part, fam):
+    for k in _rotating(reading):
+        if k.rope.scheme != "proportional":
+            continue
+        p = float(k.rope.params.get("partial_rotary_factor", 1.0))
+        d = k.rope.head_dim
+        w = k.inv_freq[k.inv_freq > 0]
+        slowest = 2 * math.pi / float(w[-1])
+        partial, _ = rope.inv_freq("default", d, base=k.rope.base, partial_rotary_factor=p)
+        misread = 2 * math.pi / float(partial[-1])
+        return (
+            "proportional",
+            f"the {k.name} layers use proportional rotary: {w.size} of the {d // 2} pairs turn,"
+            f" at base**(-2i/{d}) (the exponent over the whole head), the slowest with"
+            f" wavelength {slowest:.4g}; read as NeoX partial rotary with the same factor"
+            f" {p:g} (the exponent over the rotated {int(d * p)}), the slowest would have"
+            f" wavelength {misread:.4g}",
+            _PARTIAL,
+        )
+    return None
+
+
+def _partial(reading, part, fam):
+    for k in _rotating(reading):
+        p = k.rope.params.get("partial_rotary_factor")
+        if p is None or k.rope.scheme == "proportional":
+            continue
+        return (
+            "partial",
+            f"the {k.name} layers rotate {k.rotary_dim} of the {k.rope.head_dim} coordinates of"
+            f" each head (partial_rotary_factor {p:g}); an engine that ignores the factor"
+            " rotates all of them, at speeds over the whole head",
+            _PARTIAL,
+        )
+    return None
+
+
+def _per_layer_type(reading, part, fam):
+    rotating = _rotating(reading)
+    if len({k.name for k in rotating}) < 2:
+        return None
+    scaled = [k for k in rotating if k.rope.scheme not in ("default", "proportional", "axial")]
+    plain = [k for k in rotating if k not in scaled]
+    if not scaled or not plain:
+        return None
+    return (
+        "per_layer_type",
+        f"the {scaled[0].rope.scheme} scaling applies to the {', '.join(k.name for k in scaled)}"
+        f" layers only; the {', '.join(k.name for k in plain)} layers keep their own scheme."
+        " Applying one layer type's parameters to every layer is a reported bug",
+        _PER_LAYER,
+    )
+
+
+def _no_rope_layers(reading, part, fam):
+    flags = part.get("no_rope_layers")
+    if not flags:
+        return None
+    still = sum(1 for f in flags if not f)
+    return (
+        "no_rope_layers",
+        "no_rope_layers[i] == 1 means layer i does rotate (despite the name):"
+        f" {len(flags) - still} of the {len(flags)} layers rotate, {still} have no position code",
+        ("transformers: models/llama4/configuration_llama4.py",),
+    )
+
+
+def _static_yarn(reading, part, fam):
+    for k in _rotating(reading):
+        if k.rope.scheme == "yarn":
+            s = k.rope.params.get("factor")
+            return (
+                "static_yarn",
+                f"YaRN here is static: once set, its speeds (factor {s:g}) and its attention"
+                f" factor {k.rope.inv_freq()[1]:.4g} apply at every length, short prompts too;"
+                " add it only when long inputs are expected",
+                _STATIC_YARN,
+            )
+    return None
+
+
+def _longrope(reading, part, fam):
+    for k in _rotating(reading):
+        if k.rope.scheme == "longrope":
+            length = k.rope.params.get("original_max_position_embeddings")
+            return (
+                "longrope_switch",
+                f"LongRoPE switches from short_factor to long_factor once the sequence passes"
+                f" {length} positions; keys cached before the switch were rotated with the"
+                " short factors, so a KV cache that crosses it is inconsistent",
+                _LONGROPE,
+            )
+    return None
+
+
+def _llama3_key(reading, part, fam):
+    scaling = part.get("rope_scaling")
+    if not isinstance(scaling, Mapping) or scaling.get("rope_type") != "llama3":
+        return None
+    if scaling.get("type") is not None:
+        return None
+    return (
+        "llama3_key",
+        'rope_scaling names its scheme under "rope_type" only: code that reads'
+        ' rope_scaling["type"] (older releases) finds none and applies no scaling',
+        _LLAMA3_KEY,
+    )
+
+
+def _llama4_temperature(reading, part, fam):
+    for k in reading.kinds:
+        for t in k.temperatures:
+            if t.rule == "llama4":
+                step = t.params["floor_scale"]
+                first = float(t.on_logits(np.array([step - 1]))[0])
+                return (
+                    "llama4_temperature",
+                    f"attention temperature tuning is on: the queries of the {len(k.layers)}"
+                    f" layers without rotary are scaled from position {step - 1} on"
+                    f" ({first:.4f} there); an engine without it differs past that position",
+                    _LLAMA4_TEMPERATURE,
+                )
+    return None
+
+
+def _two_pairings(reading, part, fam):
+    if part.get("index_head_dim") is None:
+        return None
+    main = {k.pairing for k in _rotating(reading)}
+    indexer = "interleaved" if part.get("indexer_rope_interleave") else "half"
+    return (
+        "two_pairings",
+        f"the model has a sparse-attention indexer (index_head_dim {part['index_head_dim']})"
+        f" that rotates its keys with the {indexer} pairing, while the attention's rotary"
+        f" part uses the {', '.join(sorted(p for p in main if p))} pairing: two pairings in one"
+        " model, and weights trained one way read the other give degraded long inputs",
+        _TWO_PAIRINGS,
+    )
+
+
+def _mrope_sections(reading, part, fam):
+    for k in _rotating(reading):
+        for note in k.notes:
+            if "split_with_sizes" in note:
+                return ("mrope_sections", note, (fam.source or _TRANSFORMERS,))
+    return None
+
+
+#: Every rule, in the order its cautions are listed.
+RULES = (
+    _precedence,
+    _v5_form,
+    _llama3_key,
+    _proportional,
+    _partial,
+    _per_layer_type,
+    _no_rope_layers,
+    _llama4_temperature,
+    _static_yarn,
+    _longrope,
+    _two_pairings,
+    _mrope_sections,
+)
+
+
+def cautions(reading, part: Mapping[str, Any], fam: Family) -> list:
+    """The cautions of every rule that fires on this reading of ``part``."""
+    from posenc.model_config import Caution  # the reading's module imports this one
+
+    out = []
+    for rule in RULES:
+        found = rule(reading, part, fam)
+        if found is not None:
+            code, message, sources = found
+            out.append(Caution(code, message, tuple(sources)))
+    return out

@@ -1,0 +1,249 @@
+"""What a model family's code decides that its config.json does not say.
+
+A config.json names a rotary scheme, a base and a width, but some facts of the position
+scheme live in the family's modeling code: which coordinates pair up, which layers skip
+the rotation, how a multimodal model splits its pairs among axes, a temperature on the
+queries, a value the saved config leaves to a class default. :data:`FAMILIES` holds these
+for the model types of Hugging Face Transformers (the version pinned in
+``requirements-conformance.in``), each with the file of Transformers that decides it.
+``make conformance`` builds every family's own rotary module from its default config and
+checks each entry here against what that code does (``conformance/test_zoo.py``).
+
+A model type with no entry is an ordinary decoder: ``rotate_half`` pairing (coordinate
+``i`` with ``i + r/2``), every layer rotated, one position axis.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["FAMILIES", "Family", "family"]
+
+
+@dataclass(frozen=True)
+class Family:
+    """The position facts of one model family that its code decides.
+
+    Attributes
+    ----------
+    pairing : {"half", "interleaved"}
+        Which coordinates a rotation turns together: ``i`` with ``i + r/2``
+        (``rotate_half``), or ``2i`` with ``2i + 1``.
+    pairing_key : str or None
+        A config key that switches the pairing to "interleaved" when true (DeepSeek-V3's
+        ``rope_interleave``); ``pairing_default`` is its class default.
+    nope : str or None
+        How the config says which layers rotate: "no_rope_layers" (a list, 1 = the layer
+        rotates, else built from ``no_rope_layer_interval``), "sliding_only" (only
+        sliding-window layers rotate), "sliding_or_all" (sliding layers, or every layer
+        when the model has no sliding window), "null_params" (a layer type whose
+        ``rope_parameters`` entry is null), "zero_theta" (``layer_rope_theta[i] == 0``).
+    temperature : str or None
+        A position-dependent scale on the queries: "llama4" (NoPE layers only,
+        ``attn_temperature_tuning``), "llama4_beta" (every layer, the
+        ``llama_4_scaling_beta`` of ``rope_parameters``).
+    mrope : str or None
+        How a multimodal text model splits its pairs among the temporal, height and
+        width axes (:mod:`posenc.layouts`): "chunked", "interleaved_thw", "ernie",
+        "glm"; ``mrope_section`` is the code default when the config saves none.
+    labels : tuple of str
+        Keys that nest ``rope_parameters`` by block rather than by layer type.
+    width : dict
+        Config keys the family keeps the head width under, by the name the rotary code
+        reads (the config class's ``attribute_map``).
+    default_theta : float or None
+        The base the config class falls back to when the config holds none.
+    legacy : str or None
+        The family's own reading of the 4.x form: "gemma3" (``rope_scaling`` updates the
+        global layers' parameters only; ``rope_local_base_freq`` is the sliding layers'
+        base).
+    scheme_aliases : dict
+        Scheme names the family's config class renames (Phi-3: "yarn" and "su" are
+        "longrope").
+    unsupported : str or None
+        Why posenc does not read this family's position scheme.
+    source : str
+        The Transformers file that decides these facts.
+    """
+
+    pairing: str = "half"
+    pairing_key: str | None = None
+    pairing_default: bool = False
+    nope: str | None = None
+    temperature: str | None = None
+    mrope: str | None = None
+    mrope_section: tuple[int, ...] | None = None
+    labels: tuple[str, ...] = ()
+    width: dict[str, str] = field(default_factory=dict)
+    default_theta: float | None = None
+    legacy: str | None = None
+    scheme_aliases: dict[str, str] = field(default_factory=dict)
+    unsupported: str | None = None
+    source: str = ""
+
+
+#: The families whose position facts differ from an ordinary decoder's, by model type.
+FAMILIES: dict[str, Family] = {}
+
+
+def _put(names: str, module: str, **facts) -> None:
+    """Enter ``facts`` for each model type of ``names``, whose code is ``module``'s."""
+    source = f"transformers/models/{module}/modeling_{module}.py"
+    for name in names.split():
+        FAMILIES[name] = Family(source=source, **facts)
+
+
+# Pairing 2i with 2i + 1: an interleaved rotate_half, a complex multiply, or a table laid
+# out c0 c0 c1 c1 (measured on each family's code by conformance/test_zoo.py).
+for _module, _names in (
+    ("cohere", "cohere"),
+    ("glm", "glm"),
+    ("glm4", "glm4"),
+    ("helium", "helium"),
+    ("ernie4_5", "ernie4_5"),
+    ("ernie4_5_moe", "ernie4_5_moe"),
+    ("moonshine_streaming", "moonshine_streaming"),
+    ("musicflamingo", "musicflamingo"),
+    ("openai_privacy_filter", "openai_privacy_filter"),
+    ("bailing_hybrid", "bailing_hybrid"),
+    ("glm_moe_dsa", "glm_moe_dsa"),
+    ("longcat_flash", "longcat_flash"),
+    ("blt", "blt blt_global_transformer blt_local_decoder blt_local_encoder blt_patcher"),
+    ("deepseek_v2", "deepseek_v2"),
+    ("hy_v4_vl", "hy_v4_vl hy_v4_vl_text"),
+):
+    _put(_names, _module, pairing="interleaved")
+_put(
+    "moonshine",
+    "moonshine",
+    pairing="interleaved",
+    width={"num_attention_heads": "decoder_num_attention_heads"},
+)
+
+# DeepSeek-V3 and the MLA families after it: rope_interleave (true by default) pairs
+# 2i with 2i + 1 (the coordinates are de-interleaved, then rotate_half).
+for _name in (
+    "deepseek_v3",
+    "deepseek_v32",
+    "glm4_moe_lite",
+    "axk1",
+    "axk2",
+    "sarvam_mla",
+    "youtu",
+):
+    _put(_name, _name, pairing_key="rope_interleave", pairing_default=True)
+_put(
+    "mistral4",
+    "mistral4",
+    pairing_key="rope_interleave",
+    pairing_default=True,
+    temperature="llama4_beta",
+)
+_put("ministral3", "ministral3", temperature="llama4_beta")
+_put(
+    "mistral_large4 mistral_large4_text",
+    "mistral_large4",
+    pairing="interleaved",
+    nope="no_rope_layers",
+    temperature="llama4_beta",
+)
+_put("deepseek_v4", "deepseek_v4", pairing="interleaved", labels=("main", "compress"))
+
+# Which layers rotate.
+_put(
+    "llama4 llama4_text",
+    "llama4",
+    pairing="interleaved",
+    nope="no_rope_layers",
+    temperature="llama4",
+    default_theta=500000.0,
+)
+_put("smollm3", "smollm3", nope="no_rope_layers")
+for _name in ("cohere2", "cohere2_moe"):
+    _put(_name, _name, pairing="interleaved", nope="sliding_only")
+for _name in ("flint", "afmoe"):
+    _put(_name, _name, nope="sliding_only")
+for _name in ("exaone4", "exaone_moe", "kolibri1"):
+    _put(_name, _name, nope="sliding_or_all")
+_put("beam", "beam", nope="null_params")
+for _name in ("granite_swa", "granitemoe_swa", "muse_glimmer", "muse_spark"):
+    _put(_name, _name, nope="zero_theta")
+
+# Multimodal text models: how the pairs are split among the (t, h, w) axes.
+_put("qwen2_vl qwen2_vl_text", "qwen2_vl", mrope="chunked", mrope_section=(16, 24, 24))
+_put("qwen2_5_vl qwen2_5_vl_text", "qwen2_5_vl", mrope="chunked", mrope_section=(16, 24, 24))
+_put("paddleocr_vl", "paddleocr_vl", mrope="chunked", mrope_section=(16, 24, 24))
+for _module, _names in (
+    ("qwen3_vl", "qwen3_vl qwen3_vl_text"),
+    ("qwen3_vl_moe", "qwen3_vl_moe qwen3_vl_moe_text"),
+    ("qwen3_omni_moe", "qwen3_omni_moe"),
+):
+    _put(_names, _module, mrope="interleaved_thw", mrope_section=(24, 20, 20))
+for _module, _names in (
+    ("qwen3_5", "qwen3_5 qwen3_5_text"),
+    ("qwen3_5_moe", "qwen3_5_moe qwen3_5_moe_text"),
+    ("qwen4_exp", "qwen4_exp"),
+):
+    _put(_names, _module, mrope="interleaved_thw", mrope_section=(11, 11, 10))
+_put(
+    "ernie4_5_vl_moe ernie4_5_vl_moe_text",
+    "ernie4_5_vl_moe",
+    pairing="interleaved",
+    mrope="ernie",
+    mrope_section=(22, 22, 20),
+)
+for _module, _names in (
+    ("glm4v", "glm4v glm4v_text"),
+    ("glm4v_moe", "glm4v_moe glm4v_moe_text"),
+    ("glm_ocr", "glm_ocr glm_ocr_text"),
+):
+    _put(_names, _module, pairing="interleaved", mrope="glm", mrope_section=(8, 12, 12))
+
+# Families whose config class reads the 4.x form its own way.
+_put(
+    "gemma3 gemma3_text",
+    "gemma3",
+    legacy="gemma3",
+)
+_put("phi3", "phi3", scheme_aliases={"yarn": "longrope", "su": "longrope"})
+
+# Kimi K2 and K2.5: DeepSeek-V3's architecture (Transformers reads kimi_k2 as deepseek_v3).
+_put("kimi_k2", "deepseek_v3", pairing_key="rope_interleave", pairing_default=True)
+_put("kimi_k25", "kimi_k25", pairing_key="rope_interleave", pairing_default=True)
+
+# The head width under another key.
+_put("jetmoe", "jetmoe", width={"head_dim": "kv_channels"})
+_put("zamba2", "zamba2", width={"head_dim": "attention_head_dim"})
+_put("dbrx", "dbrx", width={"hidden_size": "d_model", "num_attention_heads": "n_heads"})
+
+# Position schemes posenc does not model, and why.
+_COORDINATES = (
+    "a vision rotary over normalised patch coordinates (angles 2 pi x coordinate x speed),"
+    " not a rotary ladder over integer positions"
+)
+for _name in ("dinov3_vit", "eomt_dinov3", "sapiens2"):
+    _put(_name, _name, unsupported=_COORDINATES)
+_put(
+    "clvp clvp_encoder",
+    "clvp",
+    unsupported="CLVP's rotary table is built over the projection width, not a head ladder",
+)
+_put("efficientloftr", "efficientloftr", unsupported="a 2-D rotary over a feature grid")
+_put(
+    "esmfold2",
+    "esmfold2",
+    unsupported="a rotary over 3-D atom coordinates and a residue index, with two bases",
+)
+_put("vjepa2", "vjepa2", unsupported="a 3-D rotary computed inside the attention, no ladder")
+_put(
+    "llama4_vision_model",
+    "llama4",
+    unsupported="a 2-D rotary grid of complex numbers built in the vision tower",
+)
+
+
+def family(model_type: str | None) -> Family:
+    """The facts of a model type's family: its entry, or an ordinary decoder's."""
+    if model_type is None:
+        return Family()
+    return FAMILIES.get(str(model_type), Family())
