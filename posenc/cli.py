@@ -29,6 +29,7 @@ from typing import TextIO
 import numpy as np
 
 from posenc import (
+    _cli_config,
     _cli_exercise,
     _cli_identify,
     _output,
@@ -306,6 +307,7 @@ def _write_npy(table: np.ndarray, output: str | None, force: bool, stdout: TextI
 _COMMANDS: tuple[Callable[[argparse._SubParsersAction], None], ...] = (
     _add_table,
     _cli_identify.add_parser,
+    _cli_config.add_parser,
     _cli_exercise.add_parser,
 )
 

@@ -224,21 +224,21 @@ def _mrope_sections(reading, part, fam):
     return None
 
 
-#: Every rule, in the order its cautions are listed.
-RULES = (
-    _precedence,
-    _v5_form,
-    _llama3_key,
-    _proportional,
-    _partial,
-    _per_layer_type,
-    _no_rope_layers,
-    _llama4_temperature,
-    _static_yarn,
-    _longrope,
-    _two_pairings,
-    _mrope_sections,
-)
+#: Every rule by the code of its caution, in the order the cautions are listed.
+RULES = {
+    "precedence": _precedence,
+    "v5_form": _v5_form,
+    "llama3_key": _llama3_key,
+    "proportional": _proportional,
+    "partial": _partial,
+    "per_layer_type": _per_layer_type,
+    "no_rope_layers": _no_rope_layers,
+    "llama4_temperature": _llama4_temperature,
+    "static_yarn": _static_yarn,
+    "longrope_switch": _longrope,
+    "two_pairings": _two_pairings,
+    "mrope_sections": _mrope_sections,
+}
 
 
 def cautions(reading, part: Mapping[str, Any], fam: Family) -> list:
@@ -246,9 +246,10 @@ def cautions(reading, part: Mapping[str, Any], fam: Family) -> list:
     from posenc.model_config import Caution  # the reading's module imports this one
 
     out = []
-    for rule in RULES:
+    for name, rule in RULES.items():
         found = rule(reading, part, fam)
         if found is not None:
             code, message, sources = found
+            assert code == name, (code, name)  # a rule says its own code
             out.append(Caution(code, message, tuple(sources)))
     return out

@@ -53,6 +53,9 @@ class Family:
         reads (the config class's ``attribute_map``).
     default_theta : float or None
         The base the config class falls back to when the config holds none.
+    window_pattern : int or None
+        Without ``layer_types``, every ``sliding_window_pattern``-th layer is global (the
+        rest sliding); this is the class default of the pattern when the config has none.
     legacy : str or None
         The family's own reading of the 4.x form: "gemma3" (``rope_scaling`` updates the
         global layers' parameters only; ``rope_local_base_freq`` is the sliding layers'
@@ -76,6 +79,7 @@ class Family:
     labels: tuple[str, ...] = ()
     width: dict[str, str] = field(default_factory=dict)
     default_theta: float | None = None
+    window_pattern: int | None = None
     legacy: str | None = None
     scheme_aliases: dict[str, str] = field(default_factory=dict)
     unsupported: str | None = None
@@ -160,7 +164,7 @@ _put(
 )
 _put("smollm3", "smollm3", nope="no_rope_layers")
 for _name in ("cohere2", "cohere2_moe"):
-    _put(_name, _name, pairing="interleaved", nope="sliding_only")
+    _put(_name, _name, pairing="interleaved", nope="sliding_only", window_pattern=4)
 for _name in ("flint", "afmoe"):
     _put(_name, _name, nope="sliding_only")
 for _name in ("exaone4", "exaone_moe", "kolibri1"):
@@ -200,11 +204,7 @@ for _module, _names in (
     _put(_names, _module, pairing="interleaved", mrope="glm", mrope_section=(8, 12, 12))
 
 # Families whose config class reads the 4.x form its own way.
-_put(
-    "gemma3 gemma3_text",
-    "gemma3",
-    legacy="gemma3",
-)
+_put("gemma3 gemma3_text", "gemma3", legacy="gemma3", window_pattern=6)
 _put("phi3", "phi3", scheme_aliases={"yarn": "longrope", "su": "longrope"})
 
 # Kimi K2 and K2.5: DeepSeek-V3's architecture (Transformers reads kimi_k2 as deepseek_v3).

@@ -572,7 +572,7 @@ def _layer_types(part: Mapping[str, Any], params, fam: Family, notes: list[str])
                 f"layer_types lists {len(types)} layers and num_hidden_layers is {count}"
             )
         return len(types), list(types)
-    pattern = part.get("sliding_window_pattern", 6 if fam.legacy == "gemma3" else None)
+    pattern = part.get("sliding_window_pattern", fam.window_pattern)
     if pattern is not None and count is not None:  # Gemma 2/3: every pattern-th layer global
         pattern = _validate.integer("sliding_window_pattern", pattern, minimum=1)
         notes.append(
@@ -607,7 +607,7 @@ def _rotating(part, fam: Family, types, count, notes: list[str]):
             "no_rope_layer_interval", part.get("no_rope_layer_interval", 4), minimum=1
         )
         notes.append(
-            f"no_rope_layers not set: every {interval}th layer has no rotary"
+            f"no_rope_layers empty or not set: every {interval}th layer has no rotary"
             f" (no_rope_layer_interval {interval})"
         )
         return [(i + 1) % interval != 0 for i in range(count)]

@@ -1,0 +1,363 @@
+"""posenc.model_config.read_model and ``posenc config explain``: a model, layer by layer.
+
+The expected answers come from the published configs themselves (data/configs, whose
+README names the source of every value) read by the rules the families' code states
+(the Transformers file each test names), and from closed forms computed here with
+mpmath: never from an earlier answer of posenc. ``make conformance`` checks the same
+readings against each family's own rotary module (conformance/test_zoo.py).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import mpmath
+import numpy as np
+import pytest
+
+from posenc.cli import main
+from posenc.layouts import mrope_axes
+from posenc.model_config import read_config, read_model
+
+CONFIGS = Path(__file__).resolve().parents[1] / "data" / "configs"
+
+
+def raw(name: str) -> dict:
+    config = json.loads((CONFIGS / name).read_text())
+    return config.get("text_config", config)
+
+
+def rotating(reading) -> list[int]:
+    return sorted(i for k in reading.kinds if k.rotates for i in k.layers)
+
+
+def codes(reading) -> set[str]:
+    return {c.code for c in reading.cautions}
+
+
+# --------------------------------------------------------------------------------------
+# Real configs of 2025-2026 models.
+
+
+def test_gemma4_global_layers_are_proportional_over_their_own_head():
+    # Gemma 4: every 6th layer global, proportional rotary over its 512-wide head
+    # (global_head_dim), a quarter of the pairs turning; the sliding layers default rotary
+    # over 256 (models/gemma4/configuration_gemma4.py, modeling_rope_utils.py).
+    config = raw("gemma-4-31b.json")
+    reading = read_model(CONFIGS / "gemma-4-31b.json")
+    full, sliding = reading.kind("full_attention"), reading.kind("sliding_attention")
+    types = config["layer_types"]
+    assert full.layers == tuple(i for i, t in enumerate(types) if t == "full_attention")
+    assert (full.rope.scheme, full.rope.head_dim, full.rotary_dim) == ("proportional", 512, 128)
+    assert (sliding.rope.scheme, sliding.rope.head_dim, sliding.rotary_dim) == (
+        "default",
+        256,
+        256,
+    )
+    turning = full.inv_freq[full.inv_freq > 0]
+    with mpmath.workdps(30):
+        slowest = 2 * mpmath.pi * mpmath.mpf(10) ** (6 * mpmath.mpf(126) / 512)
+    assert 2 * math.pi / turning[-1] == pytest.approx(float(slowest), rel=1e-12)
+    assert np.count_nonzero(full.inv_freq == 0) == 192
+    assert "proportional" in codes(reading)
+
+
+def test_llama4_rotates_three_layers_in_four_and_warms_the_others():
+    # Llama 4 Scout publishes no_rope_layers: []: Transformers then builds it from
+    # no_rope_layer_interval 4 (1 = rotary), and scales the queries of the other layers.
+    reading = read_model(CONFIGS / "llama-4-scout-17b-16e.json")
+    count = raw("llama-4-scout-17b-16e.json")["num_hidden_layers"]
+    assert rotating(reading) == [i for i in range(count) if (i + 1) % 4]
+    still = [k for k in reading.kinds if not k.rotates]
+    (temperature,) = still[0].temperatures
+    factors = temperature.on_logits([0, 8190, 8191, 1_048_575])
+    assert factors.tolist() == pytest.approx(
+        [1, 1, 1 + 0.1 * math.log(2), 1 + 0.1 * math.log(129)]
+    )
+    rope = reading.kind().rope  # one rotary scheme: llama3 with equal band factors, a step
+    assert (rope.scheme, rope.params["factor"], reading.kind().pairing) == (
+        "llama3",
+        16.0,
+        "interleaved",
+    )
+    assert {"llama4_temperature", "llama3_key"} <= codes(reading)
+
+
+def test_smollm3_reads_its_own_list():
+    flags = raw("smollm3-3b.json")["no_rope_layers"]
+    reading = read_model(CONFIGS / "smollm3-3b.json")
+    assert rotating(reading) == [i for i, f in enumerate(flags) if f == 1]
+    assert "no_rope_layers" in codes(reading)
+
+
+def test_gemma3_scales_its_global_layers_only():
+    # Gemma 3's config class updates the full_attention entry with rope_scaling and
+    # gives the sliding layers rope_local_base_freq (models/gemma3/configuration_gemma3.py).
+    reading = read_model(CONFIGS / "gemma-3-27b-it.json")
+    full, sliding = reading.kind("full_attention"), reading.kind("sliding_attention")
+    count = raw("gemma-3-27b-it.json")["num_hidden_layers"]
+    assert full.layers == tuple(i for i in range(count) if (i + 1) % 6 == 0)
+    assert (full.rope.scheme, full.rope.params["factor"], full.rope.base) == ("linear", 8.0, 1e6)
+    assert (sliding.rope.scheme, sliding.rope.base) == ("default", 1e4)
+    assert "per_layer_type" in codes(reading)
+
+
+def test_command_r7b_rotates_its_sliding_layers_only():
+    # Cohere 2 without layer_types: every sliding_window_pattern-th layer is global, the
+    # rest sliding (models/cohere2/configuration_cohere2.py), and only sliding layers
+    # rotate (modeling_cohere2.py: `if self.sliding_window is not None`).
+    config = raw("command-r7b-12-2024.json")
+    reading = read_model(CONFIGS / "command-r7b-12-2024.json")
+    pattern = config["sliding_window_pattern"]
+    sliding = [i for i in range(config["num_hidden_layers"]) if (i + 1) % pattern]
+    assert rotating(reading) == sliding
+    assert {k.pairing for k in reading.kinds if k.rotates} == {"interleaved"}
+
+
+def test_qwen35_linear_attention_layers_have_no_rotary():
+    config = raw("qwen3.5-9b.json")
+    reading = read_model(CONFIGS / "qwen3.5-9b.json")
+    full = [i for i, t in enumerate(config["layer_types"]) if t == "full_attention"]
+    assert rotating(reading) == full
+    kind = reading.kind("full_attention")
+    assert (kind.rope.head_dim, kind.rotary_dim) == (256, 64)
+    assert kind.mrope == ("interleaved_thw", (11, 11, 10))
+
+
+def test_qwen3_vl_interleaves_its_three_axes():
+    reading = read_model(CONFIGS / "qwen3-vl-8b-instruct.json")
+    kind = reading.kind()
+    assert kind.mrope == ("interleaved_thw", (24, 20, 20))
+    axes = mrope_axes(*kind.mrope)
+    assert np.bincount(axes).tolist() == [24, 20, 20]
+    assert axes[:6].tolist() == [0, 1, 2, 0, 1, 2]  # every axis gets fast pairs
+
+
+@pytest.mark.parametrize(
+    ("name", "rotated", "pairing", "scheme"),
+    [
+        ("deepseek-v3.2-exp.json", 64, "interleaved", "yarn"),  # MLA: qk_rope_head_dim
+        ("kimi-k2.5.json", 64, "interleaved", "yarn"),  # DeepSeek-V3's architecture
+        ("glm-4.5-air.json", 64, "half", "default"),  # 128 wide, partial 0.5
+        ("phi-4-mini-instruct.json", 96, "half", "longrope"),  # 128 wide, partial 0.75
+        ("gpt-oss-120b.json", 64, "half", "yarn"),
+        ("ministral-3-3b-reasoning-2512.json", 128, "half", "yarn"),
+    ],
+)
+def test_widths_pairings_and_schemes(name, rotated, pairing, scheme):
+    kinds = [k for k in read_model(CONFIGS / name).kinds if k.rotates]
+    assert {(k.rotary_dim, k.pairing, k.rope.scheme) for k in kinds} == {
+        (rotated, pairing, scheme)
+    }
+
+
+def test_two_pairings_in_deepseek_v32():
+    reading = read_model(CONFIGS / "deepseek-v3.2-exp.json")
+    (caution,) = [c for c in reading.cautions if c.code == "two_pairings"]
+    assert "half pairing" in caution.message and "interleaved pairing" in caution.message
+
+
+def test_ministral3_scales_every_query():
+    reading = read_model(CONFIGS / "ministral-3-3b-reasoning-2512.json")
+    params = raw("ministral-3-3b-reasoning-2512.json")["rope_parameters"]
+    beta, length = params["llama_4_scaling_beta"], params["original_max_position_embeddings"]
+    (query,) = [t for t in reading.kind().temperatures if t.rule == "llama4_beta"]
+    factors = query.on_logits([length - 1, length, 3 * length])
+    assert factors.tolist() == pytest.approx([1, 1 + beta * math.log(2), 1 + beta * math.log(4)])
+
+
+# --------------------------------------------------------------------------------------
+# Precedence, widths and families.
+
+
+def test_rope_scaling_wins_and_the_base_of_rope_parameters_is_dropped():
+    # Transformers 5.24 builds YaRN over base 1e4 from this config (FACTS-zoo section 1).
+    config = {
+        "model_type": "llama",
+        "head_dim": 128,
+        "max_position_embeddings": 131072,
+        "rope_parameters": {"rope_type": "default", "rope_theta": 5e5},
+        "rope_scaling": {
+            "rope_type": "yarn",
+            "factor": 4.0,
+            "original_max_position_embeddings": 32768,
+        },
+    }
+    reading = read_model(config)
+    assert (reading.form, reading.kind().rope.scheme, reading.kind().rope.base) == (
+        "both",
+        "yarn",
+        1e4,
+    )
+    (caution,) = [c for c in reading.cautions if c.code == "precedence"]
+    assert "the base 500000 that rope_parameters held is dropped" in caution.message
+    assert read_config(config).base == 1e4
+    # With the base at the top level (the 4.x form) it is kept, and nothing is dropped.
+    kept = read_model({**config, "rope_theta": 5e5})
+    assert kept.kind().rope.base == 5e5
+    (caution,) = [c for c in kept.cautions if c.code == "precedence"]
+    assert "dropped" not in caution.message
+
+
+def test_mla_with_a_partial_factor_rotates_part_of_head_dim():
+    # DeepSeek-V4 and Mistral 4 hold head_dim, partial_rotary_factor and
+    # qk_rope_head_dim; Transformers rotates int(head_dim * partial).
+    config = {"model_type": "mistral4", "head_dim": 128, "partial_rotary_factor": 0.5,
+              "qk_rope_head_dim": 64, "rope_theta": 1e4}  # fmt: skip
+    assert read_model(config).kind().rotary_dim == 64
+    deepseek = {"model_type": "deepseek_v3", "qk_rope_head_dim": 64, "hidden_size": 7168,
+                "num_attention_heads": 128, "rope_theta": 1e4}  # fmt: skip
+    assert read_model(deepseek).kind().rotary_dim == 64
+
+
+@pytest.mark.parametrize(
+    ("config", "width"),
+    [
+        (
+            {
+                "model_type": "jetmoe",
+                "kv_channels": 128,
+                "hidden_size": 2048,
+                "num_attention_heads": 32,
+            },
+            128,
+        ),
+        ({"model_type": "dbrx", "d_model": 6144, "n_heads": 48}, 128),
+        ({"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32}, 128),
+    ],
+)
+def test_width_keys_of_each_family(config, width):
+    assert read_model(config).kind().rope.head_dim == width
+
+
+def test_a_family_posenc_does_not_model_is_refused_with_why():
+    with pytest.raises(
+        ValueError, match="posenc does not read dinov3_vit's position scheme: a vision"
+    ):
+        read_model({"model_type": "dinov3_vit", "hidden_size": 768, "num_attention_heads": 12})
+
+
+def test_nested_parameters_without_a_layer_type_are_refused_by_read_config():
+    with pytest.raises(ValueError, match=r"per layer type \(full_attention, sliding_attention\)"):
+        read_config(CONFIGS / "gemma-4-31b.json")
+
+
+# --------------------------------------------------------------------------------------
+# Each caution fires on a config with its problem and stays quiet on one without.
+
+BASE = {"model_type": "llama", "head_dim": 64, "rope_theta": 1e4, "max_position_embeddings": 8192}
+
+CAUTIONS = {
+    "v5_form": (
+        {**BASE, "rope_parameters": {"rope_type": "linear", "factor": 2.0, "rope_theta": 1e4}},
+        {**BASE, "rope_scaling": {"type": "linear", "factor": 2.0}},
+    ),
+    "llama3_key": (
+        {**BASE, "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
+                                  "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}},  # noqa: E501
+        {**BASE, "rope_scaling": {"type": "llama3", "rope_type": "llama3", "factor": 8.0,
+                                  "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                                  "original_max_position_embeddings": 8192}},
+    ),
+    "partial": ({**BASE, "partial_rotary_factor": 0.5}, BASE),
+    "static_yarn": (
+        {**BASE, "rope_scaling": {"type": "yarn", "factor": 4.0}},
+        {**BASE, "rope_scaling": {"type": "linear", "factor": 4.0}},
+    ),
+    "longrope_switch": (
+        {**BASE, "model_type": "phi3", "original_max_position_embeddings": 4096,
+         "rope_scaling": {"type": "longrope", "short_factor": [1.0] * 32, "long_factor": [2.0] * 32}},  # noqa: E501
+        BASE,
+    ),
+    "no_rope_layers": (
+        {**BASE, "model_type": "smollm3", "num_hidden_layers": 4, "no_rope_layers": [1, 1, 1, 0]},
+        {**BASE, "model_type": "smollm3", "num_hidden_layers": 4, "no_rope_layers": []},
+    ),
+    "two_pairings": (
+        {**BASE, "model_type": "deepseek_v32", "qk_rope_head_dim": 64, "index_head_dim": 128},
+        {**BASE, "model_type": "deepseek_v3", "qk_rope_head_dim": 64},
+    ),
+    "precedence": (
+        {**BASE, "rope_parameters": {"rope_theta": 5e5}, "rope_scaling": {"type": "linear", "factor": 2.0}},  # noqa: E501
+        {**BASE, "rope_scaling": {"type": "linear", "factor": 2.0}},
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("code", CAUTIONS)
+def test_each_caution_fires_on_its_problem_only(code):
+    fires, quiet = CAUTIONS[code]
+    assert code in codes(read_model(fires))
+    assert code not in codes(read_model(quiet))
+
+
+def test_the_sections_caution_fires_when_they_do_not_cover_the_head():
+    # GLM-4V's code default sections [8, 12, 12] cover 32 pairs; a 128-wide head rotated
+    # in full has 64, and Transformers' split of the cache fails.
+    fires = {"model_type": "glm4v_text", "head_dim": 128, "rope_theta": 1e4}
+    quiet = {**fires, "partial_rotary_factor": 0.5}
+    assert "mrope_sections" in codes(read_model(fires))
+    assert "mrope_sections" not in codes(read_model(quiet))
+
+
+def test_every_rule_has_a_test():
+    from posenc.confusions import RULES
+
+    tested = {*CAUTIONS, "proportional", "per_layer_type", "llama4_temperature", "mrope_sections"}
+    assert set(RULES) == tested
+
+
+# --------------------------------------------------------------------------------------
+# The command.
+
+
+def test_explain_prints_one_row_per_kind(capsys):
+    assert main(["config", "explain", str(CONFIGS / "gemma-4-31b.json")]) == 0
+    out = capsys.readouterr().out
+    assert "full_attention     proportional  512   128" in out
+    assert "sliding_attention  default       256   256" in out
+    assert "[proportional]" in out and "reported in: pie#603" in out
+
+
+def test_explain_json_and_markdown(capsys):
+    path = str(CONFIGS / "llama-4-scout-17b-16e.json")
+    assert main(["config", "explain", path, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    nope = [k for k in data["kinds"] if not k["rotates"]]
+    assert [len(k["layers"]) for k in nope] == [12]
+    assert nope[0]["temperatures"][0]["rule"] == "llama4"
+    assert main(["config", "explain", path, "--markdown"]) == 0
+    out = capsys.readouterr().out
+    assert (
+        out.startswith("**")
+        and "| layers | type | rotary |" in out
+        and "**llama4_temperature**" in out
+    )
+
+
+def test_explain_refuses_in_one_line(tmp_path, capsys):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"model_type": "dinov3_vit", "hidden_size": 64}))
+    assert main(["config", "explain", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(
+        "posenc: error: posenc does not read dinov3_vit"
+    )
+
+
+@pytest.mark.parametrize("path", sorted(CONFIGS.glob("*.json")), ids=lambda p: p.stem)
+def test_explain_reads_every_config(capsys, path):
+    assert main(["config", "explain", str(path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["kinds"] and all(k["rotary_dim"] > 0 for k in data["kinds"] if k["rotates"])
+
+
+def test_the_readme_shows_what_the_command_prints(capsys, monkeypatch):
+    readme = (CONFIGS.parents[1] / "README.md").read_text()
+    command = "$ .venv/bin/posenc config explain data/configs/gemma-3-27b-it.json\n"
+    shown = readme.split(command)[1].split("```")[0]
+    monkeypatch.chdir(CONFIGS.parents[1])  # the path as the README gives it
+    assert main(["config", "explain", "data/configs/gemma-3-27b-it.json"]) == 0
+    assert capsys.readouterr().out == shown
