@@ -6,8 +6,10 @@ to watch for, in this config's own numbers, and the reports that document it. A 
 stays quiet on a config without the feature; ``tests/test_model_config.py`` shows each
 one firing and staying quiet.
 
-The reports are cited as their repositories write them (``vllm#28542``: issue or pull
-request 28542 of vLLM); the list is ``../shared/FACTS-zoo.md``'s section 8.
+The reports are GitHub issues and pull requests, cited as ``owner/repository#number``;
+each was read in its thread (``../shared/FACTS-zoo.md``'s section 8 lists them, and a
+helper's reading of every thread corrected that list where a thread reports something
+else).
 """
 
 from __future__ import annotations
@@ -23,14 +25,52 @@ from posenc.families import Family
 
 __all__ = ["RULES", "cautions"]
 
-_V5_RENAME = ("vllm#28542", "vllm#29700", "vllm#44133", "sglang#14745", "llama.cpp#18013")
-_PARTIAL = ("pie#603", "zml#660", "maxtext#4616", "transformers#48652", "vllm#41185", "tvm#18102")
-_PER_LAYER = ("ferrox#39", "mlxcel#1340", "mlx-vlm#1709", "ollama#13452", "ollama#12348")
-_STATIC_YARN = ("exllamav2#642", "exllamav3#29", "llama.cpp#10698", "sglang#6030")
-_LONGROPE = ("onnxruntime-genai#1161", "onnxruntime-genai#1787", "llama.cpp#8995")
-_LLAMA3_KEY = ("KBLaM#37", "mlxcel#1355")
-_LLAMA4_TEMPERATURE = ("vllm#16439", "vllm#19997")
-_TWO_PAIRINGS = ("mlx-lm#1431", "vllm#28968", "vllm#34353", "sglang#13530", "transformers#46842")
+_V5_RENAME = (
+    "vllm-project/vllm#28542",
+    "vllm-project/vllm#29700",
+    "sgl-project/sglang#14745",
+    "ggml-org/llama.cpp#18013",
+    "ROCm/aiter#4742",
+    "allenai/molmo2#22",
+)
+_PARTIAL = (
+    "pie-project/pie#603",
+    "zml/zml#662",
+    "AI-Hypercomputer/maxtext#4616",
+    "AI-Hypercomputer/maxtext#4764",
+    "huggingface/transformers#48652",
+    "apache/tvm#18102",
+)
+_PER_LAYER = (
+    "antonellof/ferrox#39",
+    "lablup/mlxcel#1340",
+    "Blaizzy/mlx-vlm#1709",
+    "ollama/ollama#13452",
+    "ggml-org/llama.cpp#14367",
+    "vllm-project/vllm#41185",
+)
+_STATIC_YARN = (
+    "turboderp-org/exllamav2#642",
+    "turboderp-org/exllamav3#29",
+    "ggml-org/llama.cpp#10698",
+    "sgl-project/sglang#6030",
+    "QwenLM/Qwen3#1567",
+)
+_LONGROPE = (
+    "microsoft/onnxruntime-genai#1161",
+    "microsoft/onnxruntime-genai#1787",
+    "ggml-org/llama.cpp#8995",
+    "ggml-org/llama.cpp#24823",
+)
+_LLAMA3_KEY = ("microsoft/KBLaM#37", "lablup/mlxcel#1355", "vllm-project/vllm#9481")
+_LLAMA4_TEMPERATURE = ("vllm-project/vllm#16439", "vllm-project/vllm#19997")
+_TWO_PAIRINGS = (
+    "ml-explore/mlx-lm#1431",
+    "vllm-project/vllm#28968",
+    "vllm-project/vllm#34353",
+    "sgl-project/sglang#13530",
+    "huggingface/transformers#46842",
+)
 _TRANSFORMERS = "transformers: modeling_rope_utils.py (RotaryEmbeddingConfigMixin)"
 
 
@@ -125,7 +165,8 @@ def _per_layer_type(reading, part, fam):
         "per_layer_type",
         f"the {scaled[0].rope.scheme} scaling applies to the {', '.join(k.name for k in scaled)}"
         f" layers only; the {', '.join(k.name for k in plain)} layers keep their own scheme."
-        " Applying one layer type's parameters to every layer is a reported bug",
+        " Applying the factor to the wrong layers (to all of them, or to none) is a reported"
+        " bug",
         _PER_LAYER,
     )
 

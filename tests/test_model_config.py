@@ -318,7 +318,7 @@ def test_explain_prints_one_row_per_kind(capsys):
     out = capsys.readouterr().out
     assert "full_attention     proportional  512   128" in out
     assert "sliding_attention  default       256   256" in out
-    assert "[proportional]" in out and "reported in: pie#603" in out
+    assert "[proportional]" in out and "reported in: pie-project/pie#603" in out
 
 
 def test_explain_json_and_markdown(capsys):
