@@ -63,6 +63,13 @@ class Family:
     scheme_aliases : dict
         Scheme names the family's config class renames (Phi-3: "yarn" and "su" are
         "longrope").
+    rotary : bool
+        False for a model type whose model builds no rotary module at all (a vision or
+        audio tower of a family whose rotary lives in its text model).
+    switch : tuple or None
+        ``(key, value, default)``: the model rotates only when the config's ``key`` (the
+        class default ``default`` when absent) is ``value`` (ESM's
+        ``position_embedding_type``, Zamba 2's ``use_mem_rope``).
     unsupported : str or None
         Why posenc does not read this family's position scheme.
     source : str
@@ -82,6 +89,8 @@ class Family:
     window_pattern: int | None = None
     legacy: str | None = None
     scheme_aliases: dict[str, str] = field(default_factory=dict)
+    rotary: bool = True
+    switch: tuple[str, object, object] | None = None
     unsupported: str | None = None
     source: str = ""
 
@@ -114,9 +123,13 @@ for _module, _names in (
     ("longcat_flash", "longcat_flash"),
     ("blt", "blt blt_global_transformer blt_local_decoder blt_local_encoder blt_patcher"),
     ("deepseek_v2", "deepseek_v2"),
-    ("hy_v4_vl", "hy_v4_vl hy_v4_vl_text"),
+    ("pe_audio", "pe_audio pe_audio_encoder"),
+    ("pe_audio_video", "pe_audio_video pe_audio_video_encoder"),
+    ("pe_video", "pe_video pe_video_encoder"),
 ):
     _put(_names, _module, pairing="interleaved")
+_put("hy_v4_vl hy_v4_vl_text", "hy_v4_vl", pairing="interleaved", mrope="interleaved_thw")
+_put("dots3_note dots3_note_text", "dots3_note", pairing="interleaved")
 _put(
     "moonshine",
     "moonshine",
@@ -170,23 +183,35 @@ for _name in ("flint", "afmoe"):
 for _name in ("exaone4", "exaone_moe", "kolibri1"):
     _put(_name, _name, nope="sliding_or_all")
 _put("beam", "beam", nope="null_params")
-for _name in ("granite_swa", "granitemoe_swa", "muse_glimmer", "muse_spark"):
-    _put(_name, _name, nope="zero_theta")
+for _module, _names in (
+    ("granite_swa", "granite_swa"),
+    ("granitemoe_swa", "granitemoe_swa"),
+    ("muse_glimmer", "muse_glimmer muse_glimmer_text"),
+    ("muse_spark", "muse_spark muse_spark_text"),
+):
+    _put(_names, _module, nope="zero_theta")
 
 # Multimodal text models: how the pairs are split among the (t, h, w) axes.
 _put("qwen2_vl qwen2_vl_text", "qwen2_vl", mrope="chunked", mrope_section=(16, 24, 24))
 _put("qwen2_5_vl qwen2_5_vl_text", "qwen2_5_vl", mrope="chunked", mrope_section=(16, 24, 24))
-_put("paddleocr_vl", "paddleocr_vl", mrope="chunked", mrope_section=(16, 24, 24))
+_put("paddleocr_vl paddleocr_vl_text", "paddleocr_vl", mrope="chunked", mrope_section=(16, 24, 24))
+_put(
+    "qwen2_5_omni qwen2_5_omni_text qwen2_5_omni_thinker qwen2_5_omni_talker",
+    "qwen2_5_omni",
+    mrope="chunked",
+    mrope_section=(16, 24, 24),
+)
+_put("cosmos3_edge cosmos3_edge_text", "cosmos3_edge", mrope="interleaved_thw")
 for _module, _names in (
     ("qwen3_vl", "qwen3_vl qwen3_vl_text"),
     ("qwen3_vl_moe", "qwen3_vl_moe qwen3_vl_moe_text"),
-    ("qwen3_omni_moe", "qwen3_omni_moe"),
+    ("qwen3_omni_moe", "qwen3_omni_moe qwen3_omni_moe_text qwen3_omni_moe_thinker"),
 ):
     _put(_names, _module, mrope="interleaved_thw", mrope_section=(24, 20, 20))
 for _module, _names in (
     ("qwen3_5", "qwen3_5 qwen3_5_text"),
     ("qwen3_5_moe", "qwen3_5_moe qwen3_5_moe_text"),
-    ("qwen4_exp", "qwen4_exp"),
+    ("qwen4_exp", "qwen4_exp qwen4_exp_text"),
 ):
     _put(_names, _module, mrope="interleaved_thw", mrope_section=(11, 11, 10))
 _put(
@@ -210,6 +235,55 @@ _put("phi3", "phi3", scheme_aliases={"yarn": "longrope", "su": "longrope"})
 # Kimi K2 and K2.5: DeepSeek-V3's architecture (Transformers reads kimi_k2 as deepseek_v3).
 _put("kimi_k2", "deepseek_v3", pairing_key="rope_interleave", pairing_default=True)
 _put("kimi_k25", "kimi_k25", pairing_key="rope_interleave", pairing_default=True)
+
+# More rules for which layers rotate.
+_put("bamba", "bamba", nope="attention_indices")
+_put("mllama mllama_text_model", "mllama", nope="cross_attention")
+_put("recurrent_gemma", "recurrent_gemma", nope="block_types")
+_put("lara_mini", "lara_mini", nope="sliding_only")
+
+# Models that rotate only when a key says so.
+_put("esm", "esm", switch=("position_embedding_type", "rotary", "absolute"))
+_put(
+    "wav2vec2-conformer",
+    "wav2vec2_conformer",
+    switch=("position_embeddings_type", "rotary", "relative"),
+)
+_put(
+    "wav2vec2-bert", "wav2vec2_bert", switch=("position_embeddings_type", "rotary", "relative_key")
+)
+_put(
+    "zamba2",
+    "zamba2",
+    width={"head_dim": "attention_head_dim"},
+    switch=("use_mem_rope", True, False),
+)
+_put("granitemoehybrid", "granitemoehybrid", switch=("position_embedding_type", "rope", None))
+
+# Model types whose model builds no rotary module: towers of families whose rotary
+# lives in the text model, decoders and codecs without one.
+for _module, _names in (
+    ("clvp", "clvp_decoder"),
+    ("cosmos3_edge", "cosmos3_edge_vision"),
+    ("deepseek_ocr2", "deepseek_ocr2_sam_vision_model"),
+    ("emu3", "emu3_vqgan"),
+    ("gemma4", "gemma4_audio"),
+    ("granite_docling", "granite_docling_vision"),
+    ("hunyuan_vl", "hunyuan_vl_vision"),
+    ("hy_v4_vl", "hy_v4_vl_vision"),
+    ("inkling2", "inkling2 inkling2_text"),
+    ("molmo2", "molmo2_adapter molmo2_vision"),
+    ("moonshine_streaming", "moonshine_streaming_encoder"),
+    ("moshi", "moshi_depth"),
+    ("nemo_speechlm", "nemo_speechlm"),
+    ("phi4_multimodal", "phi4_multimodal_audio phi4_multimodal_vision"),
+    ("sam3", "sam3 sam3_detr_decoder sam3_detr_encoder sam3_mask_decoder"),
+    ("unlimited_ocr", "unlimited_ocr_sam_vision_model unlimited_ocr_vision_encoder"),
+):
+    _put(_names, _module, rotary=False)
+
+# Vision towers: the 2-D "axial" ladder over head_dim // 2 (see posenc.layouts).
+_put("qwen2_vl_vision", "qwen2_vl", width={"hidden_size": "embed_dim"})
 
 # The head width under another key.
 _put("jetmoe", "jetmoe", width={"head_dim": "kv_channels"})

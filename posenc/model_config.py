@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from posenc import _files, _validate
-from posenc.families import Family, family
+from posenc.families import FAMILIES, Family, family
 from posenc.rope import _PARAMETERS, SCHEMES, _length, inv_freq
 from posenc.temperature import Temperature
 
@@ -160,6 +160,10 @@ _TEXT_PARTS = (
     "decoder",
     "decoder_config",
     "global_config",
+    "encoder_config",
+    "asr_config",
+    "audio_config",
+    "dit_config",
 )
 
 
@@ -173,14 +177,27 @@ def _load(config: Mapping[str, Any] | str | Path) -> Mapping[str, Any]:
     return config
 
 
+#: Keys that give the width of a head, in one family or another.
+_WIDTHS = ("head_dim", "hidden_size", "qk_rope_head_dim", "kv_channels", "d_model", "embed_dim")
+
+
 def _text_part(config: Mapping[str, Any], notes: list[str]) -> tuple[Mapping[str, Any], str]:
-    """The (sub-)config that holds the language model's settings, and its path."""
-    if any(k in config for k in _SETTINGS):
+    """The (sub-)config that holds the language model's settings, and its path.
+
+    The top level, when it holds position settings and a head width; else the first
+    sub-config of :data:`_TEXT_PARTS` that does (searched one level further down, for
+    ``thinker_config.text_config``); else the top level, whose reading then names what
+    is missing.
+    """
+    has_width = any(config.get(k) is not None for k in _WIDTHS)
+    if any(k in config for k in _SETTINGS) and has_width:
         return config, ""
     for key in _TEXT_PARTS:
         sub = config.get(key)
         if isinstance(sub, Mapping):
             part, path = _text_part(sub, [])
+            if part is sub and not any(sub.get(k) is not None for k in _WIDTHS):
+                continue
             path = f"{key}.{path}" if path else key
             notes.append(f"read from {path}")
             return part, path
@@ -217,6 +234,8 @@ def _head_dim(config: Mapping[str, Any], fam: Family, partial: object, notes: li
             notes.append(f"head_dim = {key('head_dim')} (the family's name for it)")
         return _integer_key(config, key("head_dim"), 2)
     hidden_key, heads_key = key("hidden_size"), key("num_attention_heads")
+    if config.get(heads_key) is None and config.get("num_heads") is not None:
+        heads_key = "num_heads"  # the name vision configs give it (their attribute_map)
     if config.get(hidden_key) is None or config.get(heads_key) is None:
         raise ValueError(f"config has neither {key('head_dim')} nor {hidden_key} and {heads_key}")
     hidden = _integer_key(config, hidden_key, 1)
@@ -285,6 +304,8 @@ def _read_kind(
     if "truncate" in scaling and name == "yarn":
         params["truncate"] = scaling["truncate"]
     max_pos = config.get("max_position_embeddings")
+    if isinstance(max_pos, float) and max_pos.is_integer():  # 1200.0: a whole number
+        max_pos = int(max_pos)
     if max_pos is not None:  # checked here, under the name the config gives it
         max_pos = _length("max_position_embeddings", max_pos)
     if name in ("yarn", "longrope", "llama3"):
@@ -453,9 +474,11 @@ def read_model(config: Mapping[str, Any] | str | Path) -> ModelReading:
     notes: list[str] = []
     part, path = _text_part(top, notes)
     model_type = part.get("model_type", top.get("model_type"))
-    if model_type is not None and not isinstance(model_type, str):
-        raise TypeError(f"model_type must be a string, got {_validate.shown(model_type)}")
-    fam = family(model_type)
+    for value in (model_type, top.get("model_type")):
+        if value is not None and not isinstance(value, str):
+            raise TypeError(f"model_type must be a string, got {_validate.shown(value)}")
+    # The part's own type first (qwen3_vl_text), then the whole model's (qwen3_vl).
+    fam = family(model_type if model_type in FAMILIES else top.get("model_type"))
     if fam.unsupported:
         raise ValueError(f"posenc does not read {model_type}'s position scheme: {fam.unsupported}")
     form, params, base_of = _parameters(part, fam, notes)
@@ -586,11 +609,39 @@ def _layer_types(part: Mapping[str, Any], params, fam: Family, notes: list[str])
     return count, None
 
 
+def _rotates_nowhere(part, fam: Family, notes: list[str]) -> bool:
+    """Whether the family's code rotates no layer of this model at all."""
+    if not fam.rotary:
+        notes.append("this model type builds no rotary module: its layers have no rotary")
+        return True
+    if fam.switch is not None:
+        key, value, default = fam.switch
+        given = part.get(key, default)
+        if given != value:
+            notes.append(f"{key} is {given!r}, not {value!r}: no layer rotates")
+            return True
+    return False
+
+
 def _rotating(part, fam: Family, types, count, notes: list[str]):
-    """Whether each layer rotates (a list), or None when every layer does."""
+    """Whether each layer rotates (a list), None when every layer does, False when none."""
+    if _rotates_nowhere(part, fam, notes):
+        return False
     if count is None:
         return None
     rule = fam.nope
+    if rule == "attention_indices":
+        indices = set(part.get("attn_layer_indices") or ())
+        notes.append("only the layers of attn_layer_indices are attention layers, and rotate")
+        return [i in indices for i in range(count)]
+    if rule == "cross_attention":
+        cross = set(part.get("cross_attention_layers") or ())
+        notes.append("the layers of cross_attention_layers attend to the image, without rotary")
+        return [i not in cross for i in range(count)]
+    if rule == "block_types":
+        blocks = list(part.get("block_types") or ("recurrent", "recurrent", "attention"))
+        notes.append("only the attention blocks of block_types rotate; recurrent ones have none")
+        return [blocks[i % len(blocks)] == "attention" for i in range(count)]
     if rule is None and ("no_rope_layers" in part or "no_rope_layer_interval" in part):
         rule = "no_rope_layers"
     if rule == "no_rope_layers":
@@ -648,6 +699,9 @@ def _kinds(part, fam: Family, form, params, base_of, count, types, notes):
         kind_params = params.get(group) if nested else params
         where = f"{form}[{group!r}]" if nested else form
         if kind_params is None or group in _NOT_ATTENTION:  # a null entry, or no attention
+            kinds.append(_kind(part, fam, where, group, indices, False, None, base_of))
+            continue
+        if flags is False:  # no layer of this model rotates
             kinds.append(_kind(part, fam, where, group, indices, False, None, base_of))
             continue
         turning = tuple(i for i in indices if flags is None or flags[i])
