@@ -553,7 +553,18 @@ def _mrope(kind, shape, facts, out: Judgement) -> None:
             )
         return
     layout, sections = kind.mrope
-    expected = [int(a) for a in mrope_axes(layout, sections)]
+    pairs = int(np.count_nonzero(kind.inv_freq))
+    try:
+        expected = [int(a) for a in mrope_axes(layout, sections, pairs)]
+    except ValueError as error:  # sections that do not cover the pairs: posenc says so
+        expected = None
+        why = str(error)
+    if expected is None:
+        if shape.error:  # nor can the module split them
+            out.unmeasured["mrope"] = f"{kind.name}: {shape.error}"
+        else:
+            out.differences["mrope"] = f"{kind.name}: {why}; the module turns them"
+        return
     if shape.error:
         out.unmeasured["mrope"] = f"{kind.name}: {shape.error}"
         return

@@ -38,7 +38,7 @@ SOURCES = Path(os.environ.get("POSENC_CONFORMANCE_SOURCES", ROOT / ".venv-confor
 WORKER_TIMEOUT = 900
 
 #: The kinds of case in the record.
-KINDS = ("sinusoidal", "rotary", "relative", "refusal", "identify")
+KINDS = ("sinusoidal", "rotary", "relative", "refusal", "identify", "zoo", "config")
 
 _RECORD: dict[tuple[str, str, str], dict] = {}
 

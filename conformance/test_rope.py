@@ -122,6 +122,8 @@ def bound(scheme: str, base: float, params: dict) -> float:
         return e  # the grown base is what ladder_error is given
     if scheme == "llama3":
         alpha, beta = params["low_freq_factor"], params["high_freq_factor"]
+        if beta == alpha:  # no blend band (Llama 4): each speed kept, or divided by s
+            return e + 2 * U
         dg = (e + 2 * U + 3 * U) * beta / (beta - alpha)
         return e + s * dg + 6 * U
     if scheme == "yarn":
@@ -147,7 +149,16 @@ def factor_error(library: float, posenc: float) -> float:
 
 
 def _real_files():
-    return sorted(CONFIGS.glob("*.json"))
+    """The real configs of one rotary ladder whose family's module this file builds.
+
+    Every config of data/configs, these included, is also read layer by layer and compared
+    with its family's own modules by test_zoo.py (test_real_config_in_the_zoo).
+    """
+    return [
+        path
+        for path in sorted(CONFIGS.glob("*.json"))
+        if json.loads(path.read_text(encoding="utf-8")).get("model_type") in PACKAGES
+    ]
 
 
 def _hf_config(AutoConfig, path: Path):
@@ -356,7 +367,13 @@ def _posenc(scheme: str, case: dict):
     return rope.inv_freq(scheme, case["head_dim"], **kwargs)
 
 
-@pytest.mark.parametrize("scheme", rope.SCHEMES)
+#: The schemes Transformers computes from a Llama config: the default ladder and the five of
+#: ROPE_INIT_FUNCTIONS that scale it. Proportional and axial rotary are other shapes of
+#: model (Gemma 4's global layers, vision towers): test_zoo.py compares them.
+SEEDED = ("default", "linear", "dynamic", "yarn", "longrope", "llama3")
+
+
+@pytest.mark.parametrize("scheme", SEEDED)
 def test_seeded(scheme: str):
     transformers, _, LlamaConfig, init_functions, NeoXRotary = _transformers()
     rng = np.random.default_rng([SEED, rope.SCHEMES.index(scheme)])

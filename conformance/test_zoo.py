@@ -45,50 +45,29 @@ The reasons below are one line each; the record holds what was measured.
 from __future__ import annotations
 
 import copy
+import json
+from pathlib import Path
 
-import conftest
 import pytest
 from _zoo_build import build
 from _zoo_compare import judge
 from _zoo_enumerate import err, zoo_families
 from conftest import not_run, record, version
 
-if "zoo" not in conftest.KINDS:  # the record's kinds predate the zoo; it adds its own
-    conftest.KINDS = (*conftest.KINDS, "zoo")
-
-_MEMORY = "refused: the memory attention's width is memory_attention_hidden_size / _heads"
 _ODD = "refused: an odd rotated width (Transformers makes ceil(r / 2) speeds over it)"
-_NO_ROTARY = "layers: posenc reads a rotary where the model builds none"
 
 #: Families where posenc's reading differs from the family's code: "aspects: reason".
 KNOWN: dict[str, str] = {
-    # posenc refuses: the width is under keys it does not read, or it is odd
-    "codegen": "refused: the width is n_embd / n_head, the rotated part rotary_dim",
-    "gptj": "refused: the width is n_embd / n_head, the rotated part rotary_dim",
-    **dict.fromkeys("edgetam_video sam2_video sam3_tracker_video".split(), _MEMORY),
-    "sam3_vision_model": "refused: the rotary is in backbone_config, which posenc does not enter",
-    "voxtral_realtime": "refused: a hidden_size at the top keeps posenc from text_config",
+    # posenc refuses the odd rotated width of these default configs (released ones are even)
     **dict.fromkeys(
         "glm4_moe glm4v_moe glm4v_moe_text qwen3_omni_moe qwen3_omni_moe_text"
         " qwen3_omni_moe_thinker".split(),
         _ODD,
     ),
-    "glm5_next": "refused: the text part has qk_rope_head_dim 0 (no rotary), posenc refuses it",
-    # posenc reads a rotary where the family's model builds none
-    "glm_image_vision": _NO_ROTARY,
-    "zamba2": "layers: use_mem_rope false turns the rotary off (families.py enters zamba2 twice)",
-    # which layers use which table
-    "deepseek_v4": "layers, speeds: every default layer uses the compress block, none main",
-    # pairing, M-RoPE and vision layouts
-    "pe_audio": "pairing: its text part (ModernBERT) pairs halves; posenc gives it the tower's",
-    "inkling2_vision": "pairing, mrope: pairs 2i, 2i + 1 and puts the width axis first",
-    "sam3_vit_model": "pairing, mrope: pairs 2i, 2i + 1 with each axis's speeds interleaved",
-    **dict.fromkeys(
-        "qwen4_exp qwen4_exp_text".split(),
-        "mrope: sections [11, 11, 10] cover 32 of 128 pairs; Transformers turns the rest by t",
+    "glm5_next": (
+        "part: the text part has qk_rope_head_dim 0 (read as no position code); the rotary"
+        " modules are the vision tower's, which posenc does not read"
     ),
-    "pixtral": "speeds: one ladder of head_dim / 2, even speeds to h, odd to w",
-    "minimax_m3_vl_vision": "speeds: a 3-D axial ladder over 2 * ((head_dim // 3) // 2)",
 }
 
 _NO_MODEL = "no model class for this config (a part of another model), no rotary takes it"
@@ -358,3 +337,49 @@ def test_variant(case, model_type, scheme, kind, make):
     if "precedence" in case:
         assert read["base"] == 1e4, f"{case}: posenc's base {read['base']}, Transformers' 1e4"
         assert "precedence" in judged.reading["cautions"], f"{case}: no precedence caution"
+
+
+# --------------------------------------------------------------------------------------
+# The real configs of data/configs, each read layer by layer and compared with its family's
+# modules built from that very config (the same judge as the families' default configs).
+
+REAL = sorted((Path(__file__).resolve().parents[1] / "data" / "configs").glob("*.json"))
+
+#: Real configs on which posenc and the family's modules are known to differ, and why.
+KNOWN_REAL: dict[str, str] = {}
+
+
+@pytest.mark.parametrize("path", REAL, ids=lambda p: p.stem)
+def test_real_config_in_the_zoo(path: Path):
+    """A published config (its rotary fields), built by its family and read by posenc."""
+    if BROKEN is not None:
+        not_run("transformers", "config", f"the zoo cannot be listed: {BROKEN}")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    judged = judge(build(data["model_type"], data=data))
+    text = data.get("text_config")
+    if judged.status == "could not build" and isinstance(text, dict) and "model_type" in text:
+        # A multimodal family whose text model is another family's (Mistral 3's is
+        # Ministral 3): its language model, built from the text part of the same file.
+        judged = judge(build(text["model_type"], data=text))
+    record(
+        library="transformers",
+        version=version("transformers"),
+        kind="config",
+        case=path.name,
+        convention=judged.file,
+        compared=COMPARED,
+        dtype="float32",
+        largest_difference=judged.largest,
+        verdict=_verdict(judged.status, judged.reason),
+        model_type=judged.model_type,
+        status=judged.status,
+        differences=judged.differences,
+        known=KNOWN_REAL.get(path.name),
+        posenc=judged.reading,
+        notes=judged.notes,
+    )
+    what = "; ".join(f"{k}: {v}" for k, v in judged.differences.items()) or judged.reason
+    if path.name in KNOWN_REAL:
+        assert judged.status != "agrees", f"{path.name} agrees now: remove it from KNOWN_REAL"
+        return
+    assert judged.status == "agrees", f"{path.name}: {judged.status}: {what}"

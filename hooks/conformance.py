@@ -49,7 +49,7 @@ PRINT_PAGE = "propositions/all.md"
 SCHEMA = 1
 #: The kinds of case the table shows, in this order; the record may hold others.
 SHOWN = ("sinusoidal", "rotary", "relative")
-KINDS = ("sinusoidal", "rotary", "relative", "refusal", "identify")
+KINDS = ("sinusoidal", "rotary", "relative", "refusal", "identify", "zoo", "config")
 #: The verdicts, in the order a row lists them; the last two carry a reason.
 VERDICTS = (
     "bit-identical",

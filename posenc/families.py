@@ -48,6 +48,13 @@ class Family:
         "glm"; ``mrope_section`` is the code default when the config saves none.
     labels : tuple of str
         Keys that nest ``rope_parameters`` by block rather than by layer type.
+    blocks : dict
+        Which block of ``labels`` each layer type uses, ``"*"`` for any other type
+        (DeepSeek-V4: sliding-window layers "main", the compressed ones "compress").
+    rotated_key : str or None
+        A config key that holds how many coordinates of the head rotate (GPT-J's and
+        CodeGen's ``rotary_dim``; MiniMax-M2's config class turns it into
+        ``partial_rotary_factor``). A family without one ignores such a key.
     width : dict
         Config keys the family keeps the head width under, by the name the rotary code
         reads (the config class's ``attribute_map``).
@@ -84,6 +91,8 @@ class Family:
     mrope: str | None = None
     mrope_section: tuple[int, ...] | None = None
     labels: tuple[str, ...] = ()
+    blocks: dict[str, str] = field(default_factory=dict)
+    rotated_key: str | None = None
     width: dict[str, str] = field(default_factory=dict)
     default_theta: float | None = None
     window_pattern: int | None = None
@@ -164,7 +173,13 @@ _put(
     nope="no_rope_layers",
     temperature="llama4_beta",
 )
-_put("deepseek_v4", "deepseek_v4", pairing="interleaved", labels=("main", "compress"))
+_put(
+    "deepseek_v4",
+    "deepseek_v4",
+    pairing="interleaved",
+    labels=("main", "compress"),
+    blocks={"sliding_attention": "main", "*": "compress"},
+)
 
 # Which layers rotate.
 _put(
@@ -268,6 +283,7 @@ for _module, _names in (
     ("deepseek_ocr2", "deepseek_ocr2_sam_vision_model"),
     ("emu3", "emu3_vqgan"),
     ("gemma4", "gemma4_audio"),
+    ("glm_image", "glm_image_vision"),
     ("granite_docling", "granite_docling_vision"),
     ("hunyuan_vl", "hunyuan_vl_vision"),
     ("hy_v4_vl", "hy_v4_vl_vision"),
@@ -287,8 +303,18 @@ _put("qwen2_vl_vision", "qwen2_vl", width={"hidden_size": "embed_dim"})
 
 # The head width under another key.
 _put("jetmoe", "jetmoe", width={"head_dim": "kv_channels"})
-_put("zamba2", "zamba2", width={"head_dim": "attention_head_dim"})
 _put("dbrx", "dbrx", width={"hidden_size": "d_model", "num_attention_heads": "n_heads"})
+for _name in ("gptj", "codegen"):  # rotary_dim coordinates rotate, pairs 2i and 2i + 1
+    _put(
+        _name,
+        _name,
+        pairing="interleaved",
+        rotated_key="rotary_dim",
+        width={"hidden_size": "n_embd", "num_attention_heads": "n_head"},
+    )
+# MiniMax-M2's config class reads rotary_dim as partial_rotary_factor; MiniMax-M3-VL's
+# config declares a rotary_dim that its rotary module never reads (the whole head turns).
+_put("minimax_m2", "minimax_m2", rotated_key="rotary_dim")
 
 # Position schemes posenc does not model, and why.
 _COORDINATES = (
@@ -314,6 +340,44 @@ _put(
     "llama4",
     unsupported="a 2-D rotary grid of complex numbers built in the vision tower",
 )
+_put(
+    "pixtral",
+    "pixtral",
+    unsupported=(
+        "a 2-D rotary that gives one ladder's even speeds to the row and its odd speeds to"
+        " the column, not posenc's axial layout"
+    ),
+)
+_put(
+    "inkling2_vision",
+    "inkling2",
+    unsupported="a 2-D rotary that pairs 2i with 2i + 1 and turns the width axis first",
+)
+_put(
+    "sam3_vit_model",
+    "sam3",
+    unsupported="a 2-D rotary that pairs 2i with 2i + 1, each axis's speeds interleaved",
+)
+_put(
+    "minimax_m3_vl_vision",
+    "minimax_m3_vl",
+    unsupported="a 3-D axial rotary over 2 * ((head_dim // 3) // 2) coordinates per axis",
+)
+_put(
+    "sam3_vision_model",
+    "sam3",
+    unsupported="the rotary is in its backbone_config (a SAM 3 ViT, read on its own)",
+)
+_MEMORY = (
+    "the rotary is in the memory attention, whose width is memory_attention_hidden_size"
+    " over memory_attention_num_heads, a 2-D rotary over the feature map"
+)
+for _module, _names in (
+    ("edgetam_video", "edgetam_video"),
+    ("sam2_video", "sam2_video"),
+    ("sam3_tracker_video", "sam3_tracker_video"),
+):
+    _put(_names, _module, unsupported=_MEMORY)
 
 
 def family(model_type: str | None) -> Family:

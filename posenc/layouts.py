@@ -200,11 +200,14 @@ def _exact_cos_sin(positions: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np
     return cos, sin
 
 
-def mrope_axes(layout: str, sections: Sequence[int]) -> np.ndarray:
+def mrope_axes(layout: str, sections: Sequence[int], pairs: int | None = None) -> np.ndarray:
     """The axis (0 temporal, 1 height, 2 width) that turns each pair, in ladder order.
 
-    ``sections`` gives how many pairs each axis has; they sum to the pairs of the rotated
-    width. Pair ``j`` turns at the ladder's ``w_j`` by the position on axis ``axes[j]``.
+    ``sections`` gives how many pairs each axis has; ``pairs`` how many pairs the head
+    rotates (their sum by default). Pair ``j`` turns at the ladder's ``w_j`` by the
+    position on axis ``axes[j]``. The interleaved layout may cover fewer pairs than the
+    head has (Qwen4-Exp: [11, 11, 10] of 128): the others are temporal, as Transformers
+    leaves them; the other layouts split the pairs by the sections, which must cover them.
 
     Examples
     --------
@@ -221,7 +224,13 @@ def mrope_axes(layout: str, sections: Sequence[int]) -> np.ndarray:
         raise ValueError(
             f"sections must be three pair counts, got {_validate.shown(list(sections))}"
         )
-    pairs = sum(counts)
+    total = sum(counts)
+    pairs = total if pairs is None else _validate.integer("pairs", pairs, minimum=0)
+    if pairs != total and (layout != "interleaved_thw" or pairs < total):
+        raise ValueError(
+            f"the {layout} layout splits the pairs by the sections {counts}, which cover"
+            f" {total} pairs, not the {pairs} of the head"
+        )
     if layout in ("chunked", "glm"):
         return np.repeat(np.arange(3), counts)  # (P,)
     axes = np.zeros(pairs, dtype=int)  # (P,): temporal where nothing else is set

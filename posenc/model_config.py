@@ -178,7 +178,15 @@ def _load(config: Mapping[str, Any] | str | Path) -> Mapping[str, Any]:
 
 
 #: Keys that give the width of a head, in one family or another.
-_WIDTHS = ("head_dim", "hidden_size", "qk_rope_head_dim", "kv_channels", "d_model", "embed_dim")
+_WIDTHS = (
+    "head_dim",
+    "hidden_size",
+    "qk_rope_head_dim",
+    "kv_channels",
+    "d_model",
+    "embed_dim",
+    "n_embd",
+)
 
 
 def _text_part(config: Mapping[str, Any], notes: list[str]) -> tuple[Mapping[str, Any], str]:
@@ -189,23 +197,41 @@ def _text_part(config: Mapping[str, Any], notes: list[str]) -> tuple[Mapping[str
     ``thinker_config.text_config``); else the top level, whose reading then names what
     is missing.
     """
-    has_width = any(config.get(k) is not None for k in _WIDTHS)
-    if any(k in config for k in _SETTINGS) and has_width:
-        return config, ""
+    found = _parts(config, "")
+    for needs in (_complete, _widthful):  # rotary parameters and a width; else a width
+        for part, path in found:
+            if needs(part):
+                if path:
+                    notes.append(f"read from {path}")
+                return part, path
+    return config, ""
+
+
+def _parts(config: Mapping[str, Any], path: str) -> list[tuple[Mapping[str, Any], str]]:
+    """The config and its text-model sub-configs (two levels down), the top first."""
+    found = [(config, path)]
     for key in _TEXT_PARTS:
         sub = config.get(key)
-        if isinstance(sub, Mapping):
-            part, path = _text_part(sub, [])
-            if part is sub and not any(sub.get(k) is not None for k in _WIDTHS):
-                continue
-            path = f"{key}.{path}" if path else key
-            notes.append(f"read from {path}")
-            return part, path
-    return config, ""
+        if isinstance(sub, Mapping) and path.count(".") < 1:
+            found += _parts(sub, f"{path}.{key}" if path else key)
+    return found
+
+
+def _widthful(part: Mapping[str, Any]) -> bool:
+    return any(part.get(k) is not None for k in _WIDTHS)
+
+
+def _complete(part: Mapping[str, Any]) -> bool:
+    rotary = ("rope_parameters", "rope_scaling", "rope_theta", "rotary_dim", "rotary_emb_base")
+    return _widthful(part) and any(part.get(k) is not None for k in rotary)
 
 
 # --------------------------------------------------------------------------------------
 # One kind of layer: its rotary scheme, read from a flat config.
+
+
+class _NoRotary(Exception):
+    """The config says these layers have no rotary part (MLA with qk_rope_head_dim 0)."""
 
 
 def _integer_key(config: Mapping[str, Any], key: str, minimum: int) -> int:
@@ -226,6 +252,8 @@ def _head_dim(config: Mapping[str, Any], fam: Family, partial: object, notes: li
         return fam.width.get(name, name)
 
     rope_part = config.get("qk_rope_head_dim")
+    if rope_part == 0:
+        raise _NoRotary("qk_rope_head_dim 0: the heads have no rotary part")
     if rope_part is not None and partial is None:
         notes.append("head_dim = qk_rope_head_dim (MLA: the rotated part of each head)")
         return _integer_key(config, "qk_rope_head_dim", 2)
@@ -293,6 +321,17 @@ def _read_kind(
         partial = _validate.real("rotary_pct", config["rotary_pct"])
         notes.append("partial_rotary_factor from rotary_pct")
     head_dim = _head_dim(config, fam, partial, notes)
+    key = fam.rotated_key
+    if partial is None and key is not None and config.get(key) is not None:
+        rotated = _validate.integer(key, config[key], minimum=2)
+        partial = rotated / head_dim
+        notes.append(f"{key} {rotated} of the {head_dim} coordinates rotate")
+    elif config.get("rotary_dim") is not None and key != "rotary_dim":
+        shown = _validate.shown(config["rotary_dim"])
+        notes.append(
+            f"rotary_dim {shown} is in the config, but this family's code does not read it:"
+            " the width comes from the head and partial_rotary_factor"
+        )
     params: dict[str, Any] = {}
     if partial is not None and not (isinstance(partial, int | float) and partial == 1):
         params["partial_rotary_factor"] = partial
@@ -477,8 +516,12 @@ def read_model(config: Mapping[str, Any] | str | Path) -> ModelReading:
     for value in (model_type, top.get("model_type")):
         if value is not None and not isinstance(value, str):
             raise TypeError(f"model_type must be a string, got {_validate.shown(value)}")
-    # The part's own type first (qwen3_vl_text), then the whole model's (qwen3_vl).
-    fam = family(model_type if model_type in FAMILIES else top.get("model_type"))
+    # The part's own family when posenc has an entry for it (qwen3_vl_text) or the part
+    # holds rotary settings (ModernBERT inside pe_audio); else the model's (SAM 3's CLIP
+    # text part holds none, and SAM 3 builds no rotary from it).
+    own = part.get("model_type")
+    mine = own is not None and (str(own) in FAMILIES or _complete(part))
+    fam = family(own if mine else top.get("model_type"))
     if fam.unsupported:
         raise ValueError(f"posenc does not read {model_type}'s position scheme: {fam.unsupported}")
     form, params, base_of = _parameters(part, fam, notes)
@@ -691,8 +734,17 @@ def _kinds(part, fam: Family, form, params, base_of, count, types, notes):
     groups = nested or (list(dict.fromkeys(types)) if types is not None else ["all"])
     every = tuple(range(count)) if count else ()
     kinds = []
+    if fam.blocks and types is not None and nested:
+        notes.append(
+            "each layer's block: "
+            + ", ".join(f"{t} layers use {b!r}" for t, b in fam.blocks.items() if t != "*")
+            + (f", the others {fam.blocks['*']!r}" if "*" in fam.blocks else "")
+        )
     for group in groups:
-        if group in fam.labels or types is None:
+        if fam.blocks and group in fam.labels and types is not None:
+            default = fam.blocks.get("*")
+            indices = tuple(i for i, t in enumerate(types) if fam.blocks.get(t, default) == group)
+        elif group in fam.labels or types is None:
             indices = every
         else:
             indices = tuple(i for i, t in enumerate(types) if t == group)
@@ -729,7 +781,14 @@ def _kind(part, fam: Family, where, group, layers, rotates, kind_params, base_of
         raise TypeError(
             f"{form} must be a JSON object (a dict), got {_validate.shown(kind_params)}"
         )
-    rope = _read_kind(flat, kind_params, where.partition("[")[0], base_of(kind_params), fam, notes)
+    try:
+        rope = _read_kind(
+            flat, kind_params, where.partition("[")[0], base_of(kind_params), fam, notes
+        )
+    except _NoRotary as why:
+        notes.append(str(why))
+        temps = _temperatures(part, fam, None, rotates=False)
+        return LayerKind(group, layers, False, None, None, None, temps, window, tuple(notes))
     pairing = fam.pairing
     if fam.pairing_key is not None:
         flag = bool(part.get(fam.pairing_key, fam.pairing_default))
@@ -786,10 +845,15 @@ def _mrope(part, fam: Family, params, rope: RopeConfig, notes: list[str]):
         )
     section = tuple(_validate.integer("mrope_section", n, minimum=0) for n in section)
     pairs = int(np.count_nonzero(rope.inv_freq()[0]))
-    if sum(section) != pairs:
+    if sum(section) != pairs and (layout != "interleaved_thw" or sum(section) > pairs):
         notes.append(
             f"mrope_section {list(section)} sums to {sum(section)} pairs, but the head rotates"
             f" {pairs}: Transformers cannot split the cache (split_with_sizes fails)"
+        )
+    elif sum(section) < pairs:
+        notes.append(
+            f"mrope_section {list(section)} covers {sum(section)} of the {pairs} pairs: the"
+            " others turn by the temporal position"
         )
     return layout, section
 

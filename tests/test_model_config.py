@@ -232,6 +232,38 @@ def test_width_keys_of_each_family(config, width):
     assert read_model(config).kind().rope.head_dim == width
 
 
+def test_rotary_dim_counts_only_where_the_family_reads_it():
+    # GPT-J (modeling_gptj.py) rotates the first rotary_dim coordinates, pairs 2i, 2i + 1;
+    # MiniMax-M2's config class turns rotary_dim into partial_rotary_factor.
+    gptj = {"model_type": "gptj", "n_embd": 4096, "n_head": 16, "rotary_dim": 64}
+    kind = read_model(gptj).kind()
+    assert (kind.rope.head_dim, kind.rotary_dim, kind.pairing) == (256, 64, "interleaved")
+    m2 = {"model_type": "minimax_m2", "head_dim": 128, "rotary_dim": 64,
+          "num_attention_heads": 48, "hidden_size": 3072, "rope_theta": 5e6}  # fmt: skip
+    assert read_model(m2).kind().rotary_dim == 64
+    # MiniMax-M3-VL's config declares rotary_dim 64; its rotary module rotates the whole
+    # head (modeling_minimax_m3_vl.py reads partial_rotary_factor only), and posenc says so.
+    m3 = {**m2, "model_type": "minimax_m3_vl_text"}
+    reading = read_model(m3)
+    assert reading.kind().rotary_dim == 128
+    assert any("does not read it" in note for note in reading.kind().notes + reading.notes)
+
+
+def test_a_part_without_rotary_settings_takes_the_models_family():
+    # SAM 3's text part is a CLIP text model: a width, no rotary settings; the model's
+    # family (sam3) builds no rotary from it, so no layer of it rotates.
+    sam3 = {"model_type": "sam3",
+            "text_config": {"model_type": "clip_text_model", "hidden_size": 1024,
+                            "num_attention_heads": 16, "num_hidden_layers": 24}}  # fmt: skip
+    assert rotating(read_model(sam3)) == []
+    # A part whose own type posenc knows keeps its family: Unlimited-OCR's CLIP-like
+    # encoder (unlimited_ocr_vision_encoder) builds no rotary either.
+    ocr = {"model_type": "unlimited_ocr_vision",
+           "encoder_config": {"model_type": "unlimited_ocr_vision_encoder", "hidden_size": 1024,
+                              "num_attention_heads": 16, "num_hidden_layers": 24}}  # fmt: skip
+    assert rotating(read_model(ocr)) == []
+
+
 def test_a_family_posenc_does_not_model_is_refused_with_why():
     with pytest.raises(
         ValueError, match="posenc does not read dinov3_vit's position scheme: a vision"
@@ -361,3 +393,20 @@ def test_the_readme_shows_what_the_command_prints(capsys, monkeypatch):
     monkeypatch.chdir(CONFIGS.parents[1])  # the path as the README gives it
     assert main(["config", "explain", "data/configs/gemma-3-27b-it.json"]) == 0
     assert capsys.readouterr().out == shown
+
+
+def test_deepseek_v4_layers_use_the_block_their_type_names():
+    # modeling_deepseek_v4.py: rope_layer_type = "main" if the layer type is
+    # "sliding_attention" else "compress"; rope_parameters is keyed by those blocks.
+    types = ["sliding_attention", "compressed_sparse_attention", "heavily_compressed_attention"]
+    config = {"model_type": "deepseek_v4", "head_dim": 512, "hidden_size": 4096,
+              "num_attention_heads": 64, "num_hidden_layers": 6, "layer_types": types * 2,
+              "rope_parameters": {
+                  "main": {"rope_type": "default", "rope_theta": 1e4,
+                           "partial_rotary_factor": 0.125},
+                  "compress": {"rope_type": "default", "rope_theta": 1.6e5,
+                               "partial_rotary_factor": 0.125}}}  # fmt: skip
+    kinds = {k.name: k for k in read_model(config).kinds}
+    assert kinds["main"].layers == (0, 3) and kinds["main"].rope.base == 1e4
+    assert kinds["compress"].layers == (1, 2, 4, 5) and kinds["compress"].rope.base == 1.6e5
+    assert kinds["main"].rotary_dim == kinds["compress"].rotary_dim == 64
