@@ -79,6 +79,21 @@ def table(results: Mapping[int, Any]) -> dict[int, dict[str, Value]]:
             )
             for q in result.quantities
         }
+        # A declared input is named the same way: the page then follows the proof's
+        # choice (a width, a base) instead of typing it twice.
+        for name, text in getattr(result, "inputs", {}).items():
+            out[number].setdefault(
+                name,
+                Value(
+                    number=number,
+                    name=name,
+                    value=Fraction(text),
+                    show=Show() if Fraction(text).denominator == 1 else Show(style="fraction"),
+                    check=0,
+                    claim="an input the proof declares",
+                    kind="input",
+                ),
+            )
     return out
 
 

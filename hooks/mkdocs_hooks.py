@@ -97,6 +97,27 @@ def _progress(index: int, total: int, path: Path, result: runner.Result | None) 
         )
 
 
+def uses_differ(entries, results) -> list[str]:
+    """Where a proof's ``USES`` and its page's ``uses:`` name different propositions.
+
+    The page's list draws the graph and the reading order; the proof's says what its
+    argument leans on. Each is checked on its own (smaller numbers, no repeats); this
+    keeps them one list.
+    """
+    out = []
+    for number, entry in sorted(entries.items()):
+        result = results.get(number)
+        if result is None or entry.retired is not None:
+            continue
+        proof, page = sorted(int(u) for u in result.uses), sorted(entry.uses)
+        if proof != page:
+            out.append(
+                f"{entry.page}: uses {page or 'nothing'}, but its proof's USES says"
+                f" {proof or 'nothing'}; make them the same list"
+            )
+    return out
+
+
 def on_config(config, **_):
     try:
         epoch = cite.source_epoch(ROOT)
@@ -125,6 +146,9 @@ def on_config(config, **_):
     missing = [n for n, e in entries.items() if e.retired is None and n not in results]
     if missing:
         raise PluginError(f"posenc: no proof result for proposition(s) {missing}")
+    differ = uses_differ(entries, results)
+    if differ:
+        raise PluginError("posenc: " + "; ".join(differ))
     unknown = sorted(
         {f"{e.page}: {k}" for e in entries.values() for k in e.sources if k not in sources}
     )

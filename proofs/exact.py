@@ -281,10 +281,13 @@ def inside_cell(
     of the enclosure, the true value among them, shows as ``shown.text``.
     """
     low, high = enclosure
+    if not low <= high:
+        raise ValueError(f"inside_cell: the enclosure is empty (low {low} > high {high})")
     return rec.exact(
         claim,
         min(low - shown.low, shown.high - high),
         0,
         relation=">",
         scope=scope,
+        within=(low, high),
     )

@@ -48,6 +48,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+import mpmath
 import numpy as np
 import sympy as sp
 from sympy.core.function import AppliedUndef
@@ -79,12 +80,20 @@ class Check:
     seconds: float
     samples: int | None = None  # numeric checks: how many values were looked at
     number: int = 0  # 1-based position in the proof's table
+    #: The numbers the check compared (both sides, the bounds, the largest error): the
+    #: only values a quantity may take from it. Not part of the published row.
+    operands: tuple[Fraction | float, ...] = field(default=(), repr=False, compare=False)
+    #: An exact enclosure [low, high] the check established for a value (inside_cell):
+    #: a quantity inside it is a value the check read.
+    within: tuple[Fraction, Fraction] | None = field(default=None, repr=False, compare=False)
 
     def __bool__(self) -> bool:
         return self.passed
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        row = asdict(self)
+        del row["operands"], row["within"]
+        return row
 
 
 @dataclass
@@ -294,6 +303,58 @@ def _as_number(value: Any) -> Fraction | float:
     )
 
 
+def _operand(value: Any) -> Fraction | float:
+    """A compared number as the kit keeps it: exact when it is, else a float."""
+    if isinstance(value, Fraction | float):
+        return value
+    try:
+        return _as_number(value)
+    except TypeError:
+        return float(sp.N(sp.sympify(value), 17))
+
+
+def _same(number: Fraction | float, operand: Fraction | float) -> bool:
+    """True when ``number`` is the compared value itself (a float equal to the bit)."""
+    if isinstance(number, Fraction) and isinstance(operand, Fraction):
+        return number == operand
+    if isinstance(number, float) and isinstance(operand, float):
+        return number == operand
+    return Fraction(number) == Fraction(operand)
+
+
+def _numbers(value: Any) -> list[Any]:
+    """The numbers of a value or sequence, each a float, an int, or a SymPy number."""
+    items = list(np.ravel(np.asarray(value, dtype=object))) if np.ndim(value) else [value]
+    out = []
+    for item in items:
+        if isinstance(item, float | np.floating):
+            out.append(float(item))
+        elif isinstance(item, int | np.integer) and not isinstance(item, bool):
+            out.append(int(item))
+        elif isinstance(item, Fraction):
+            out.append(sp.Rational(item.numerator, item.denominator))
+        elif isinstance(item, sp.Basic):  # SymPy numbers: 50 digits, never a float's 17
+            out.append(sp.N(item, WITNESS_DIGITS))
+        elif hasattr(item, "_mpf_") and not isinstance(item, mpmath.mpf):  # mpmath.pi
+            with mpmath.workdps(2 * WITNESS_DIGITS):
+                out += _numbers(+item)
+        elif isinstance(item, mpmath.mpf):  # exactly, whatever the working precision now
+            sign, mantissa, exponent, _ = item._mpf_
+            if not item or not mpmath.isfinite(item):
+                out.append(sp.sympify(float(item)))
+            else:
+                size = sp.Integer(int(mantissa)) * sp.Rational(2) ** int(exponent)
+                out.append(-size if sign else size)
+        else:
+            out.append(sp.N(sp.sympify(item), WITNESS_DIGITS))
+    return out
+
+
+def _exactly(number: Any) -> sp.Expr:
+    """A number of :func:`_numbers` for arithmetic: a float as its exact binary value."""
+    return sp.Rational(number) if isinstance(number, float) else sp.sympify(number)
+
+
 def _show(value: Fraction | float) -> str:
     if isinstance(value, Fraction):
         return _short(sp.Rational(value.numerator, value.denominator))
@@ -322,6 +383,7 @@ class Recorder:
     checks: list[Check] = field(default_factory=list)
     quantities: dict[str, Quantity] = field(default_factory=dict)
     stop_at_failure: bool = False
+    proof: str = ""  # "Proposition N", named in the kit's refusals
     _last: float = field(default_factory=time.perf_counter)
 
     def _record(
@@ -333,6 +395,7 @@ class Recorder:
         detail: str,
         *,
         samples: int | None = None,
+        operands: Iterable[Any] = (),
     ) -> Check:
         if kind not in KINDS + NOT_EVIDENCE:
             raise ValueError(f"evidence kind must be one of {KINDS}, got {kind!r}")
@@ -348,6 +411,7 @@ class Recorder:
             now - self._last,
             samples=samples,
             number=len(self.checks) + 1,
+            operands=tuple(_operand(v) for v in operands),
         )
         self.checks.append(check)
         self._last = now
@@ -407,7 +471,13 @@ class Recorder:
             )
             return self._record(claim, "definition", scope, True, detail, samples=count)
         return self._record(
-            claim, "instances", scope, True, f"{count} cases, each reduces to 0", samples=count
+            claim,
+            "instances",
+            scope,
+            True,
+            f"{count} cases, each reduces to 0",
+            samples=count,
+            operands=(count,),
         )
 
     # -- exact -----------------------------------------------------------------
@@ -422,10 +492,13 @@ class Recorder:
         relation: str = "==",
         quantity: str | None = None,
         show: Show | None = None,
+        within: tuple[Any, Any] | None = None,
     ) -> Check:
         """Record an exact comparison of integers or rationals (``==``, ``<``, ``>``, ...).
 
         With ``quantity=``, ``lhs`` (the computed side) becomes that quantity.
+        ``within=(low, high)`` names the exact enclosure the comparison is about (see
+        :func:`proofs.exact.inside_cell`): a quantity inside it may be bound to the check.
         """
         for side in (lhs, rhs):
             if isinstance(side, float | np.floating):
@@ -442,7 +515,13 @@ class Recorder:
             raise ValueError(f"relation must be one of {tuple(relations)}, got {relation!r}")
         holds = bool(relations[relation])
         shown = f"{_short(lhs_)} {relation} {_short(rhs_)}"
-        check = self._record(claim, "exact", scope, holds, shown if holds else f"false: {shown}")
+        detail = shown if holds else f"false: {shown}"
+        check = self._record(claim, "exact", scope, holds, detail, operands=(lhs_, rhs_))
+        if within is not None:
+            low, high = (Fraction(_as_number(v)) for v in within)
+            if low > high:
+                raise ValueError(f"within: the enclosure is empty ({_show(low)} > {_show(high)})")
+            check.within = (low, high)
         return self._bind(check, quantity, lhs_, show)
 
     # -- numeric ---------------------------------------------------------------
@@ -493,8 +572,66 @@ class Recorder:
             )
         largest = float(values.max())
         detail = f"largest error {largest:.3g} over {samples} samples (tolerance {tol:.0e})"
-        check = self._record(claim, "numeric", scope, largest <= tol, detail, samples=samples)
+        check = self._record(
+            claim,
+            "numeric",
+            scope,
+            largest <= tol,
+            detail,
+            samples=samples,
+            operands=(largest, samples, tol),
+        )
         return self._bind(check, quantity, largest, show)
+
+    def close(
+        self,
+        claim: str,
+        value: Any,
+        reference: Any,
+        *,
+        tol: float,
+        scope: str,
+        quantity: str | None = None,
+        show: Show | None = None,
+    ) -> Check:
+        """Record that ``value`` is within ``tol`` of an independent ``reference``.
+
+        Both are numbers, or sequences of numbers of one length (a float, a SymPy or
+        mpmath number, evaluated at 50 digits); the kit computes each error itself, so
+        the two sides are what the check compared. With ``quantity=``, ``value`` (a
+        single number) becomes that quantity; a page may also bind ``reference`` by
+        :meth:`quantity`.
+        """
+        values, references = _numbers(value), _numbers(reference)
+        if len(values) != len(references):
+            raise ValueError(f"close: {len(values)} values against {len(references)} references")
+        errors = [abs(sp.N(_exactly(a) - _exactly(b), WITNESS_DIGITS)) for a, b in
+                  zip(values, references, strict=True)]  # fmt: skip
+        if not values:
+            return self._record(
+                claim, "numeric", scope, False, "no samples: nothing was checked", samples=0
+            )
+        if not all(e.is_finite for e in errors):
+            return self._record(
+                claim, "numeric", scope, False, "an error is not finite", samples=len(values)
+            )
+        largest = float(max(errors))
+        detail = (
+            f"largest |value - reference| {largest:.3g} over {len(values)} samples"
+            f" (tolerance {tol:.0e})"
+        )
+        check = self._record(
+            claim,
+            "numeric",
+            scope,
+            largest <= tol,
+            detail,
+            samples=len(values),
+            operands=(*values, *references, largest),
+        )
+        if quantity is not None and len(values) != 1:
+            raise ValueError("close: quantity= binds a single value; bind others by quantity()")
+        return self._bind(check, quantity, values[0] if values else None, show)
 
     def band(
         self,
@@ -532,7 +669,9 @@ class Recorder:
         if samples:
             shown += f" ({samples} samples)"
         detail = shown if inside else f"outside the band: {shown}"
-        check = self._record(claim, kind, scope, inside, detail, samples=samples)
+        check = self._record(
+            claim, kind, scope, inside, detail, samples=samples, operands=(number, low, high)
+        )
         return self._bind(check, quantity, number, show)
 
     def rounds_to(
@@ -558,7 +697,9 @@ class Recorder:
             samples = 1
         holds = got == shown
         detail = f"{_show(number)} shows as {got}" + ("" if holds else f", not {shown}")
-        check = self._record(claim, kind, scope, holds, detail, samples=samples)
+        check = self._record(
+            claim, kind, scope, holds, detail, samples=samples, operands=(number,)
+        )
         return self._bind(check, quantity, number, show if quantity else None)
 
     # -- quantities and crashes --------------------------------------------------
@@ -579,6 +720,14 @@ class Recorder:
         if not isinstance(show, Show):
             raise TypeError(f"quantity {name!r}: show= must be a Show")
         number = _as_number(value)
+        inside = by.within is not None and by.within[0] <= Fraction(number) <= by.within[1]
+        if not inside and not any(_same(number, operand) for operand in by.operands):
+            compared = ", ".join(_show(o) for o in by.operands[:6]) or "no number"
+            raise ValueError(
+                f"{self.proof or 'proof'}: quantity {name!r} = {_show(number)} is not a value"
+                f" that check {by.number} ({by.claim!r}) compared (it compared {compared}):"
+                " bind a quantity only to a check that read it"
+            )
         render(number, show)  # fails now, in the proof, if the rule cannot show it
         quantity = Quantity(name, number, show, by.number)
         self.quantities[name] = quantity

@@ -11,6 +11,7 @@ Uses: none.
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import sympy as sp
@@ -22,13 +23,14 @@ NUMBER = 1
 TITLE = "Self-attention cannot see order"
 USES = ()
 
+# What the proposition chooses rather than computes: the symbolic check covers
+# n = 2 .. largest_n tokens, and each numeric check looks at random_points points.
+INPUTS = {"largest_n": 5, "random_points": 20}
+
 D_MODEL = 2  # features per token in the symbolic check; the argument does not use its value
 D_K = 2
-SIZES = range(2, 6)  # the symbolic check covers n = 2..5 tokens
-SAMPLES = 20  # random points in each numeric check
-
-# What the proposition chooses rather than computes.
-INPUTS = {"largest_n": max(SIZES), "random_points": SAMPLES}
+SIZES = range(2, INPUTS["largest_n"] + 1)  # n = 2 .. largest_n tokens
+SAMPLES = INPUTS["random_points"]  # random points in each numeric check
 
 
 def tokens(n: int) -> sp.Matrix:
@@ -81,7 +83,7 @@ def permute_rows(m: sp.Matrix, perm: tuple[int, ...]) -> sp.Matrix:
 
 
 def equivariance_cases(causal: bool = False):
-    """(label, Attn(PX) - P Attn(X)) for n = 2..5 and every permutation."""
+    """(label, Attn(PX) - P Attn(X)) for n = 2 .. largest_n and every permutation."""
     for n in SIZES:
         x = tokens(n)
         out = attention(x, causal)
@@ -102,13 +104,24 @@ def checks(rec: Recorder) -> None:
     # row r to row perm[r]. Each sum is kept in the order of its input, so the
     # two sides differ as written; evaluating them must make every entry of
     # Attn(P X) - P Attn(X) vanish. Every entry of X and of the weights is a
-    # free symbol; every permutation of 2..5 tokens.
+    # free symbol; every permutation of 2 .. largest_n tokens.
+    largest = INPUTS["largest_n"]
     equivariance = rec.instances(
         "Attn(P X) = P Attn(X)",
         equivariance_cases(),
-        scope="n = 2..5 tokens, every permutation, symbolic X (n x 2) and Wq, Wk, Wv (2 x 2)",
+        scope=f"n = 2..{largest} tokens, every permutation, symbolic X (n x 2) and "
+        "Wq, Wk, Wv (2 x 2)",
     )
-    rec.quantity("permutations", equivariance.samples, show=Show(), by=equivariance)
+    # The family is every permutation of every size the page names: there are
+    # n! permutations of n tokens, so 2! + 3! + ... + largest_n! cases.
+    rec.exact(
+        "the cases are all permutations of n = 2 .. largest_n tokens: sum of n!",
+        equivariance.samples,
+        sum(math.factorial(n) for n in range(2, largest + 1)),
+        scope=f"exact integers: the cases checked against 2! + ... + {largest}!",
+        quantity="permutations",
+        show=Show(),
+    )
 
     # Step 2. The softmax step on its own: permuting a row of scores permutes
     # its weights the same way (the normaliser is a sum over all entries).

@@ -15,6 +15,7 @@ Uses: 1.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -28,12 +29,14 @@ NUMBER = 2
 TITLE = "Position-wise layers keep equivariance"
 USES = (1,)
 
-SIZES = (2, 3, 4)  # the written-out checks cover n = 2, 3, 4 rows
-LAYERS = 6  # the numeric stack, as in the 2017 paper's encoder
-SAMPLES = 20  # random points in each numeric check
+# What the proposition chooses rather than computes: the written-out checks
+# cover n = 2 .. largest_n rows, the numeric stack has as many layers as the
+# 2017 paper's encoder, and each numeric check looks at random_points points.
+INPUTS = {"largest_n": 4, "layers": 6, "random_points": 20}
 
-# What the proposition chooses rather than computes.
-INPUTS = {"largest_n": max(SIZES), "layers": LAYERS, "random_points": SAMPLES}
+SIZES = range(2, INPUTS["largest_n"] + 1)  # n = 2 .. largest_n rows
+LAYERS = INPUTS["layers"]  # layers in the numeric stack
+SAMPLES = INPUTS["random_points"]  # random points in each numeric check
 
 # -- the row calculus: a matrix is a rule (row, column) -> entry --------------------
 # Row and column indices, the width d, the hidden width d_ff and the permutation
@@ -225,7 +228,7 @@ F, G = generic_equivariant("kF"), generic_equivariant("kG")
 
 
 def composition_cases():
-    """(label, difference) for F, G o F, X + F(X) and the mean of G(F(X)), n = 2..4.
+    """(label, difference) for F, G o F, X + F(X) and the mean of G(F(X)), n = 2 .. largest_n.
 
     Each map is applied to P X itself, not obtained by renaming symbols.
     """
@@ -302,11 +305,20 @@ def checks(rec: Recorder) -> None:
     # a symmetric pooling of equivariant maps. F and G are the most general
     # equivariant maps on n rows (symmetrised unknown functions), applied to
     # P X itself; every sum over rows is kept in row order until the check
-    # evaluates it.
-    rec.instances(
+    # evaluates it. Four laws for each permutation of each size the page names
+    # (n! permutations of n rows), so 4 (2! + 3! + ... + largest_n!) cases.
+    largest = INPUTS["largest_n"]
+    permutations = sum(math.factorial(n) for n in range(2, largest + 1))
+    laws = rec.instances(
         "G o F, X + F(X) equivariant and mean(G(F(X))) invariant, for equivariant F, G",
         composition_cases(),
-        scope="n = 2, 3, 4 rows of width 2, every permutation, F and G generic equivariant",
+        scope=f"n = 2..{largest} rows of width 2, every permutation, F and G generic equivariant",
+    )
+    rec.exact(
+        "the laws' cases are 4 laws for every permutation of n = 2 .. largest_n rows",
+        laws.samples,
+        4 * permutations,
+        scope=f"exact integers: the cases checked against 4 (2! + ... + {largest}!)",
     )
 
     # Step 4. The encoder layer written out in full (attention as in Proposition
@@ -317,18 +329,34 @@ def checks(rec: Recorder) -> None:
     layer = rec.instances(
         "encoder layer: E(P X) = P E(X)",
         layer_cases(pooled=False),
-        scope="n = 2, 3, 4, every permutation; d = 2, d_ff = 2, symbolic X and weights, "
+        scope=f"n = 2..{largest}, every permutation; d = 2, d_ff = 2, symbolic X and weights, "
         "any activation phi, any position-wise normalisations N1, N2",
     )
-    rec.quantity("layer_permutations", layer.samples, show=Show(), by=layer)
-    rec.instances(
+    # The family is every permutation of every size the page names: n! for n
+    # rows, so 2! + 3! + ... + largest_n! cases.
+    rec.exact(
+        "the layer's cases are all permutations of n = 2 .. largest_n rows: sum of n!",
+        layer.samples,
+        permutations,
+        scope=f"exact integers: the cases checked against 2! + ... + {largest}!",
+        quantity="layer_permutations",
+        show=Show(),
+    )
+    pooled = rec.instances(
         "encoder layer, mean-pooled: mean(E(P X)) = mean(E(X))",
         layer_cases(pooled=True),
         scope="the same layer, sizes and permutations",
     )
+    rec.exact(
+        "the mean-pooled cases are all permutations of n = 2 .. largest_n rows: sum of n!",
+        pooled.samples,
+        permutations,
+        scope=f"exact integers: the cases checked against 2! + ... + {largest}!",
+    )
 
-    # Step 5. Numeric spot check with the library: a six-layer stack of
-    # posenc.encoder_layer, mean-pooled, on random input and permutations.
+    # Step 5. Numeric spot check with the library: a stack of LAYERS (six, as
+    # in the 2017 paper) posenc.encoder_layer layers, mean-pooled, on random
+    # input and permutations.
     rng = np.random.default_rng(2)
     n, width, heads = 7, 8, 2
     stack = [posenc.EncoderLayerParams.random(width, 16, seed=s) for s in range(LAYERS)]
@@ -346,14 +374,14 @@ def checks(rec: Recorder) -> None:
         row_errors.extend(np.abs(out_p - out[perm]).ravel())
         pool_errors.extend(np.abs(out_p.mean(0) - out.mean(0)))
     rec.numeric(
-        "six posenc.encoder_layer layers: E(P X) = P E(X)",
+        f"{len(stack)} posenc.encoder_layer layers: E(P X) = P E(X)",
         row_errors,
         tol=1e-12,
         scope=f"{SAMPLES} random inputs and permutations, every entry of the (7, 8) output; "
         "n = 7, d = 8, d_ff = 16, 2 heads, float64",
     )
     rec.numeric(
-        "six layers, mean-pooled: pool(E(P X)) = pool(E(X))",
+        f"{len(stack)} layers, mean-pooled: pool(E(P X)) = pool(E(X))",
         pool_errors,
         tol=1e-12,
         scope="the same inputs and permutations, every entry of the pooled vector",

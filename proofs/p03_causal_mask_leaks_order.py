@@ -17,6 +17,7 @@ Uses: 1, 2.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -31,12 +32,14 @@ NUMBER = 3
 TITLE = "The causal mask leaks order"
 USES = (1, 2)
 
-PREFIX_SIZES = range(2, 6)  # step 3: n = 2..5
-POOL_SIZES = range(2, 7)  # steps 5 and 6: n = 2..6
-SAMPLES = 20  # random points in each numeric check
+# What the proposition chooses rather than computes: the largest number of
+# tokens of the prefix check (step 3) and of the pooling and start-token checks
+# (steps 5 and 6), and how many random points each numeric check looks at.
+INPUTS = {"prefix_largest_n": 5, "pool_largest_n": 6, "random_points": 20}
 
-# What the proposition chooses rather than computes.
-INPUTS = {"random_points": SAMPLES}
+PREFIX_SIZES = range(2, INPUTS["prefix_largest_n"] + 1)  # step 3: n = 2 .. prefix_largest_n
+POOL_SIZES = range(2, INPUTS["pool_largest_n"] + 1)  # steps 5 and 6: n = 2 .. pool_largest_n
+SAMPLES = INPUTS["random_points"]  # random points in each numeric check
 
 # -- the row calculus: rows x[j] are whole tokens, indices stay symbolic -----------
 r, j, c = sp.symbols("r j c", integer=True, nonnegative=True)
@@ -197,13 +200,27 @@ def checks(rec: Recorder) -> None:
     # Step 3. Hence, by Proposition 1 applied to the prefix, row r does not
     # change when the tokens before r are reordered (or those after r).
     # CAttn(P X) is computed from P X, its sums kept in the order of P X.
+    largest = INPUTS["prefix_largest_n"]
     prefix = rec.instances(
         "row r of CAttn(P X) = row r of CAttn(X) when P keeps r and reorders 0..r-1",
         prefix_cases(),
-        scope="n = 2..5, every row r, every permutation that fixes r and maps 0..r-1 "
-        "to itself; generic s and v, width 2",
+        scope=f"n = 2..{largest}, every row r, every permutation that fixes r and maps "
+        "0..r-1 to itself; generic s and v, width 2",
     )
-    rec.quantity("prefix_cases", prefix.samples, show=Show(), by=prefix)
+    # For n tokens and row r there are r! orders of the tokens before r and
+    # (n - 1 - r)! of those after it: the family is all of them.
+    rec.exact(
+        "the prefix cases are every such permutation: sum over n and r of r! (n - 1 - r)!",
+        prefix.samples,
+        sum(
+            math.factorial(row) * math.factorial(n - 1 - row)
+            for n in range(2, largest + 1)
+            for row in range(n)
+        ),
+        scope=f"exact integers: the cases checked against the count for n = 2..{largest}",
+        quantity="prefix_cases",
+        show=Show(),
+    )
 
     # Step 4. The symbolic counterexample: two tokens, swapped. Row 0 of
     # CAttn(P X) is v(x_1), but row 0 of P CAttn(X) is row 1 of CAttn(X), a
@@ -237,10 +254,17 @@ def checks(rec: Recorder) -> None:
     # Step 5. Even pooling cannot hide the order. With uniform scores, row r is
     # the mean of v(x_0..x_r); averaging the rows gives token j the weight
     # c_j = (1/n) sum_{r >= j} 1/(r + 1) = (H_n - H_j)/n.
-    rec.instances(
+    pool_largest = INPUTS["pool_largest_n"]
+    pooling = rec.instances(
         "uniform scores: mean_r CAttn(X)_r = sum_j (H_n - H_j)/n v(x_j)",
         pooling_cases(),
-        scope="n = 2..6, any value map v, width 2",
+        scope=f"n = 2..{pool_largest}, any value map v, width 2",
+    )
+    rec.exact(
+        "the pooling cases are one for each n = 2 .. pool_largest_n",
+        pooling.samples,
+        pool_largest - 1,
+        scope="exact integers: the cases checked against the sizes the page names",
     )
     # c_j - c_(j+1) = 1/(n (j+1)) > 0: the first token weighs most, and no two
     # tokens weigh the same. (expand_func applies H_(j+1) = H_j + 1/(j+1).)
@@ -291,10 +315,17 @@ def checks(rec: Recorder) -> None:
             out = causal(ys, s=uniform, v=identity_value)
             yield f"n = {n}", out[:, 0] - sp.Matrix([sp.Rational(1, a + 1) for a in range(n)])
 
-    rec.instances(
+    start = rec.instances(
         "with a start token, uniform causal attention writes 1/(r + 1) into row r",
         start_cases(),
-        scope="n = 2..6, start token value (1, 0), other values (0, y_j) with symbolic y_j",
+        scope=f"n = 2..{pool_largest}, start token value (1, 0), other values (0, y_j) "
+        "with symbolic y_j",
+    )
+    rec.exact(
+        "the start-token cases are one for each n = 2 .. pool_largest_n",
+        start.samples,
+        pool_largest - 1,
+        scope="exact integers: the cases checked against the sizes the page names",
     )
 
     # Step 7. The library computes what is proven. posenc.attention with
@@ -349,16 +380,19 @@ def checks(rec: Recorder) -> None:
     # Under the causal mask each word's two outputs differ; the exact distances
     # at 30 digits, against the bars the figure draws (posenc.attention with
     # posenc.causal_mask), and without the mask the figure's distances vanish.
-    exact = {w: float(sp.N(d, 30)) for w, d in toy_distances().items()}
-    drawn = figure._moved_distances(posenc.causal_mask(3))  # (3,): the bars of the figure
-    bars = rec.numeric(
+    # The page quotes the bars as drawn, the very values the check compares.
+    # (each 30-digit value as the exact rational it is)
+    exact = {w: sp.Rational(sp.N(d, 30)) for w, d in toy_distances().items()}
+    drawn = [float(bar) for bar in figure._moved_distances(posenc.causal_mask(3))]  # the bars
+    bars = rec.close(
         "figure: each word's causal distance equals the exact one",
-        [drawn[FIRST.index(w)] - exact[w] for w in FIRST],
+        drawn,
+        [exact[w] for w in FIRST],
         tol=1e-12,
         scope="the three words, float64 figure values vs the symbolic distances at 30 digits",
     )
     for w in FIRST:
-        rec.quantity(f"causal_distance_{w}", exact[w], show=Show(decimals=3), by=bars)
+        rec.quantity(f"causal_distance_{w}", drawn[FIRST.index(w)], show=Show(decimals=3), by=bars)
     rec.numeric(
         "figure: without the mask, each word's distance is 0 up to rounding (Proposition 1)",
         figure._moved_distances(None),

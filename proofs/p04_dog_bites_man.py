@@ -26,13 +26,15 @@ NUMBER = 4
 TITLE = "Dog bites man"
 USES = (1,)
 
-WIDTH = 4
-LENGTH = 3
-BASE = 10000
-DIGITS = 30  # every exact value below is evaluated at this many digits
+# What the proposition chooses rather than computes: the width of the words
+# and of the code, the length of the sentences, the paper's base, and how many
+# digits every exact value below is evaluated at.
+INPUTS = {"width": 4, "length": 3, "base": 10000, "digits": 30}
 
-# What the proposition chooses rather than computes.
-INPUTS = {"width": WIDTH, "length": LENGTH, "base": BASE, "digits": DIGITS}
+WIDTH = INPUTS["width"]
+LENGTH = INPUTS["length"]
+BASE = INPUTS["base"]
+DIGITS = INPUTS["digits"]
 
 half = sp.Rational(1, 2)
 WORDS = {
@@ -150,12 +152,12 @@ def checks(rec: Recorder) -> None:
     pe = code(LENGTH)  # rows (0, 1, 0, 1), (sin 1, cos 1, sin 1/100, cos 1/100), ...
     exact_table = np.array(
         [[float(sp.N(e, DIGITS)) for e in pe.row(a)] for a in range(LENGTH)]
-    )  # (3, 4), each entry rounded once from 30 digits
+    )  # (3, 4), each entry rounded once from DIGITS digits
     rec.numeric(
         "posenc.sinusoidal(3, 4) equals the code's formula",
         np.abs(posenc.sinusoidal(LENGTH, WIDTH) - exact_table),
         tol=4e-16,
-        scope="all 12 entries, against 30-digit values",
+        scope=f"all 12 entries, against {DIGITS}-digit values",
     )
     for pos, row in WORKED.items():
         for col, text in enumerate(row):
@@ -164,14 +166,16 @@ def checks(rec: Recorder) -> None:
                 float(sp.N(pe[pos, col], DIGITS)),
                 text,
                 show=Show(sig=significant(text)),
-                scope="the formula at 30 digits, shown with the digits FACTS gives",
+                scope=f"the formula at {DIGITS} digits, shown with the digits FACTS gives",
                 quantity=f"pe_{pos}_{col}",
             )
 
     # Step 4. With the code added, the distances |out_1(w) - out_2(w)|, from
-    # the exact expressions at 30 digits, and from posenc in float64.
+    # the exact expressions at DIGITS digits, and from posenc in float64. The page
+    # shows the posenc values, the very numbers the check compares with the exact ones.
     gaps = word_gaps(WORDS, pe)
-    exact_distance = {w: float(sp.N(distance(gap), DIGITS)) for w, gap in gaps.items()}
+    # (each DIGITS-digit value as the exact rational it is)
+    exact_distance = {w: sp.Rational(sp.N(distance(gap), DIGITS)) for w, gap in gaps.items()}
     identity = np.eye(WIDTH)
     table = posenc.sinusoidal(LENGTH, WIDTH)  # (3, 4)
 
@@ -180,30 +184,34 @@ def checks(rec: Recorder) -> None:
         return posenc.attention(rows + table, identity, identity, identity)  # (3, 4)
 
     out1, out2 = run(FIRST), run(SECOND)
-    computed = rec.numeric(
-        "with the code: posenc distances equal the exact ones (30 digits)",
-        [
-            np.linalg.norm(out1[FIRST.index(w)] - out2[SECOND.index(w)]) - exact_distance[w]
-            for w in FIRST
-        ],
+    measured = {
+        w: float(np.linalg.norm(out1[FIRST.index(w)] - out2[SECOND.index(w)])) for w in FIRST
+    }
+    computed = rec.close(
+        f"with the code: posenc distances equal the exact ones ({DIGITS} digits)",
+        [measured[w] for w in FIRST],
+        [exact_distance[w] for w in FIRST],
         tol=1e-12,
-        scope="the three words, float64 posenc.attention vs the symbolic outputs at 30 digits",
+        scope=f"the three words, float64 posenc.attention vs the symbolic outputs at {DIGITS} "
+        "digits",
     )
     for w in FIRST:
-        rec.quantity(f"distance_{w}", exact_distance[w], show=Show(sig=6), by=computed)
+        rec.quantity(f"distance_{w}", measured[w], show=Show(sig=6), by=computed)
 
     # Step 5. The figure draws what is proven: its bars (posenc.attention on
     # its own copy of the words) against the exact distances, with the code,
-    # and 0 up to rounding without it.
-    drawn = figure._distances(True)  # (3,): the bars of the bottom row
-    bars = rec.numeric(
+    # and 0 up to rounding without it. The page quotes the bars as drawn.
+    drawn = [float(bar) for bar in figure._distances(True)]  # the bars of the bottom row
+    bars = rec.close(
         "figure, with the code: each bar equals the exact distance",
-        [drawn[FIRST.index(w)] - exact_distance[w] for w in FIRST],
+        drawn,
+        [exact_distance[w] for w in FIRST],
         tol=1e-12,
-        scope="the three bars of the bottom row, float64, vs the symbolic distances at 30 digits",
+        scope=f"the three bars of the bottom row, float64, vs the symbolic distances at "
+        f"{DIGITS} digits",
     )
     for w in FIRST:
-        rec.quantity(f"bar_{w}", exact_distance[w], show=Show(decimals=3), by=bars)
+        rec.quantity(f"bar_{w}", drawn[FIRST.index(w)], show=Show(decimals=3), by=bars)
     rec.numeric(
         "figure, no position signal: each bar is 0 up to rounding",
         figure._distances(False),

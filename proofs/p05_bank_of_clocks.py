@@ -17,6 +17,7 @@ Uses: none.
 
 from __future__ import annotations
 
+import inspect
 from fractions import Fraction
 
 import mpmath
@@ -24,6 +25,7 @@ import numpy as np
 import sympy as sp
 
 import posenc
+from posenc.figures import clocks as figure
 from proofs.kit import Misreading, Recorder, Show, Witness
 
 NUMBER = 5
@@ -31,8 +33,14 @@ TITLE = "The bank of clocks"
 USES = ()
 
 #: Numbers the proposition chooses: the paper's base and the width of the
-#: question at the top of the page.
+#: question at the top of the page (the numeric checks sample it too).
 INPUTS = {"base": 10000, "d": 512}
+B = INPUTS["base"]
+D = INPUTS["d"]
+
+#: The figure as the page describes it: positions 0 .. 39 of width 32, with
+#: the waves of pairs 0, 2 and 6 drawn beneath (step 8 checks the figure's defaults).
+FIGURE = {"length": 40, "width": 32, "pairs": (0, 2, 6)}
 
 # Symbols, declared once, with the assumptions the statement makes.
 pos, t = sp.symbols("pos t", real=True)
@@ -64,7 +72,7 @@ def pe_pair(p: sp.Expr, index: sp.Expr = i) -> tuple[sp.Expr, sp.Expr]:
     return sp.sin(angle), sp.cos(angle)
 
 
-def pe_exact(position: int, column: int, width: int, base: int = 10000) -> mpmath.mpf:
+def pe_exact(position: int, column: int, width: int, base: int = B) -> mpmath.mpf:
     """PE(position, column) at the working precision of mpmath, from the formula."""
     angle = position / mpmath.power(base, mpmath.mpf(2 * (column // 2)) / width)
     return mpmath.sin(angle) if column % 2 == 0 else mpmath.cos(angle)
@@ -132,10 +140,10 @@ def checks(rec: Recorder) -> None:
     # At d = 4 the ratio is 10000^(2/4), an exact integer: the two wavelengths of
     # the question at the end of the page are 2 pi and 2 pi times it.
     rec.exact(
-        "at d = 4, b = 10000: lambda_1 / lambda_0 = 10000^(2/4) = 100",
-        sp.Integer(10000) ** sp.Rational(2, 4),
+        f"at d = 4, b = {B}: lambda_1 / lambda_0 = b^(2/4) = 100",
+        sp.Integer(B) ** sp.Rational(2, 4),
         100,
-        scope="exact integers: the square root of 10000",
+        scope=f"exact integers: the square root of {B}",
         quantity="ratio_4",
         show=Show(),
     )
@@ -173,9 +181,9 @@ def checks(rec: Recorder) -> None:
     # after its wavelength, and its squared length is 1, at sampled (d, i, pos).
     mpmath.mp.dps = 30
     repeats, lengths = [], []
-    for width in (2, 8, 512):
+    for width in (2, 8, D):
         for index in range(0, width // 2, max(1, width // 16)):
-            w_exact = mpmath.power(10000, mpmath.mpf(-2 * index) / width)
+            w_exact = mpmath.power(B, mpmath.mpf(-2 * index) / width)
             lam = 2 * mpmath.pi / w_exact
             for start in (0, 1, 7, 1000, 123456):
                 now, later = start * w_exact, (start + lam) * w_exact
@@ -186,49 +194,74 @@ def checks(rec: Recorder) -> None:
         "PE(pos + lambda_i) = PE(pos) and sin^2 + cos^2 = 1 on pair i, at sampled (d, i, pos)",
         [float(e) for e in repeats + lengths],
         tol=1e-24,
-        scope="d in {2, 8, 512}, i sampled, pos in {0, 1, 7, 1000, 123456}; mpmath at 30 digits",
+        scope=f"d in {{2, 8, {D}}}, i sampled, pos in {{0, 1, 7, 1000, 123456}}; mpmath at "
+        "30 digits",
     )
 
     # Step 8. The library computes the same clocks: posenc.frequencies and
-    # posenc.wavelengths against mpmath (relative errors), including the three
-    # wavelengths the figure labels (width 32, pairs 0, 2 and 6).
+    # posenc.wavelengths against mpmath (relative errors) at every pair of
+    # sampled widths.
     relative = []
-    for width in (2, 4, 32, 64, 512):
-        got_speeds = posenc.frequencies(width)
-        got_lengths = posenc.wavelengths(width)
+    for width in (2, 4, 32, 64, D):
+        got_speeds = posenc.frequencies(width, base=B)
+        got_lengths = posenc.wavelengths(width, base=B)
         for k in range(width // 2):
-            true = mpmath.power(10000, mpmath.mpf(-2 * k) / width)
+            true = mpmath.power(B, mpmath.mpf(-2 * k) / width)
             relative.append(float(abs((got_speeds[k] - true) / true)))
             relative.append(float(abs(got_lengths[k] * true / (2 * mpmath.pi) - 1)))
-    library = rec.numeric(
+    rec.numeric(
         "posenc.frequencies and posenc.wavelengths match b^(-2i/d) and 2 pi b^(2i/d)",
         relative,
         tol=4e-16,
-        scope="d in {2, 4, 32, 64, 512}, every i; relative error against mpmath at 30 digits",
+        scope=f"d in {{2, 4, 32, 64, {D}}}, every i; relative error against mpmath at 30 digits",
     )
-    for index, name, show in (
-        (0, "wavelength_pair_0", Show(sig=4)),
-        (0, "two_pi", Show(sig=3)),
-        (2, "wavelength_32_2", Show(sig=4)),
-        (6, "wavelength_32_6", Show(sig=4)),
+    # The figure the page describes is posenc.figures.clocks.fig_clock_bank as
+    # drawn, with its defaults: they must be the length, width and pairs the
+    # page names.
+    parameters = inspect.signature(figure.fig_clock_bank).parameters
+    drawn = {name: parameters[name].default for name in FIGURE}
+    rec.exact(
+        "the figure draws positions 0 .. 39 of width 32 and waves of pairs 0, 2 and 6",
+        sum(
+            tuple(np.atleast_1d(drawn[name])) != tuple(np.atleast_1d(FIGURE[name]))
+            for name in FIGURE
+        ),
+        0,
+        scope="exact integers: fig_clock_bank's defaults against the page's, mismatches counted",
+    )
+    # The wavelengths the page quotes: the three the figure labels (width 32,
+    # pairs 0, 2 and 6) and pair 1 of width 4, from posenc.wavelengths against
+    # 2 pi b^(2i/d) at 30 digits. The page shows the library's values, the
+    # very numbers this check compares with the formula.
+    quoted = (*((FIGURE["width"], k) for k in FIGURE["pairs"]), (4, 1))  # (width, pair)
+    library = [float(posenc.wavelengths(width, base=B)[k]) for width, k in quoted]
+    truth = [2 * mpmath.pi * mpmath.power(B, mpmath.mpf(2 * k) / width) for width, k in quoted]
+    wavelengths = rec.close(
+        "posenc.wavelengths at the pairs the page quotes equals 2 pi b^(2i/d)",
+        library,
+        truth,
+        tol=1e-12,
+        scope="d = 32, pairs 0, 2, 6 and d = 4, pair 1; absolute error against mpmath at "
+        "30 digits",
+    )
+    for name, index, show in (
+        ("wavelength_pair_0", 0, Show(sig=4)),
+        ("two_pi", 0, Show(sig=3)),
+        ("wavelength_32_2", 1, Show(sig=4)),
+        ("wavelength_32_6", 2, Show(sig=4)),
+        ("wavelength_4_1", 3, Show(sig=4)),
     ):
-        value = 2 * mpmath.pi * mpmath.power(10000, mpmath.mpf(2 * index) / 32)
-        rec.quantity(name, float(value), show=show, by=library)
-    rec.quantity(
-        "wavelength_4_1",
-        float(2 * mpmath.pi * mpmath.power(10000, mpmath.mpf(2) / 4)),
-        show=Show(sig=4),
-        by=library,
-    )
+        rec.quantity(name, library[index], show=show, by=wavelengths)
     # The figure's slowest wave (pair 6 of width 32) is drawn over positions
     # 0 .. 39: by then it has turned by less than a quarter turn, pi/2.
+    slowest, last, width = max(FIGURE["pairs"]), FIGURE["length"] - 1, FIGURE["width"]
     rec.band(
-        "pair 6 of width 32 has turned less than a quarter turn at position 39",
-        float(39 * mpmath.power(10000, mpmath.mpf(-12) / 32) / (mpmath.pi / 2)),
+        f"pair {slowest} of width {width} has turned less than a quarter turn at position {last}",
+        float(last * mpmath.power(B, mpmath.mpf(-2 * slowest) / width) / (mpmath.pi / 2)),
         low=0,
         high=1,
         samples=1,
-        scope="39 w_6 / (pi/2) at d = 32, b = 10000; mpmath at 30 digits",
+        scope=f"{last} w_{slowest} / (pi/2) at d = {width}, b = {B}; mpmath at 30 digits",
     )
     norms = []
     for length, width in ((2000, 128), (8, 4)):

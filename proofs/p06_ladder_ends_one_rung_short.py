@@ -17,13 +17,14 @@ Uses: 5.
 
 from __future__ import annotations
 
+import inspect
 from fractions import Fraction
 
 import mpmath
-import numpy as np
 import sympy as sp
 
 import posenc
+from posenc.figures import ladder as figure
 from proofs.exact import PI_HIGH, PI_LOW, cell, enclose_pi, inside_cell
 from proofs.kit import Misreading, Recorder, Show, Witness
 
@@ -33,6 +34,9 @@ USES = (5,)
 
 #: Numbers the proposition chooses: the paper's width and base.
 INPUTS = {"d": 512, "base": 10000}
+D = INPUTS["d"]
+B = INPUTS["base"]
+HALF = D // 2  # the number of pairs, h = d/2
 
 # Symbols, declared once, with the assumptions the statement makes.
 b = sp.Symbol("b", positive=True)  # the base; b > 1 where the sign matters (step 3)
@@ -124,34 +128,34 @@ def checks(rec: Recorder) -> None:
         scope="all b > 0, integers h >= 2, i >= 0",
     )
 
-    # Step 5. The d = 512, b = 10000 figures, in exact rational arithmetic.
+    # Step 5. The d = 512, b = 10000 figures (D and B), in exact rational arithmetic.
     # (a) pi: sin changes sign between PI_LOW and PI_HIGH, and the only zero
     # of sin between 3 and 4 is pi, so PI_LOW < pi < PI_HIGH.
     enclose_pi(rec)
     # (b) The ratio r = 10000^(1/256) is the positive root of r^256 = 10000, so
     # lo < r < hi exactly when lo^256 < 10000 < hi^256 (powers increase on r > 0).
-    r_low, r_high = root_bounds(10000, 256)
+    r_low, r_high = root_bounds(B, HALF)
     rec.band(
-        "10000^(1/256) lies between two rationals 10^-12 apart: lo^256 <= 10000 <= hi^256",
-        10000,
-        low=r_low**256,
-        high=r_high**256,
+        f"{B}^(1/{HALF}) lies between two rationals 10^-12 apart: lo^{HALF} <= {B} <= hi^{HALF}",
+        B,
+        low=r_low**HALF,
+        high=r_high**HALF,
         scope="exact rationals",
     )
-    v_low, v_high = root_bounds(10000, 255)
+    v_low, v_high = root_bounds(B, HALF - 1)
     rec.band(
-        "(h-1) variant: 10000^(1/255) lies between two rationals 10^-12 apart",
-        10000,
-        low=v_low**255,
-        high=v_high**255,
+        f"(h-1) variant: {B}^(1/{HALF - 1}) lies between two rationals 10^-12 apart",
+        B,
+        low=v_low ** (HALF - 1),
+        high=v_high ** (HALF - 1),
         scope="exact rationals",
     )
     # (c) Every figure is a monotone function of r and pi, so it lies in an
     # interval of exact rationals. The page shows its digits; the interval must
     # lie inside the cell of numbers that show the same digits.
     mpmath.mp.dps = 40
-    r = mpmath.root(10000, 256)
-    pi20k = 20000 * mpmath.pi  # 2 pi b
+    r = mpmath.root(B, HALF)
+    pi20k = 2 * B * mpmath.pi  # 2 pi b
     figures = (
         # name, what it is, value at 40 digits, how it is shown, the text a
         # source quotes (None: no source), its interval from the enclosures
@@ -167,10 +171,10 @@ def checks(rec: Recorder) -> None:
         (
             "top_power_512",
             "the last rung's factor 10000^(255/256) = 10000 / r",
-            10000 / r,
+            B / r,
             Show(decimals=3),
             "9646.616",
-            (10000 / r_high, 10000 / r_low),
+            (B / r_high, B / r_low),
         ),
         (
             "longest_wavelength_512",
@@ -178,7 +182,7 @@ def checks(rec: Recorder) -> None:
             pi20k / r,
             Show(decimals=1),
             "60,611.5",
-            (20000 * PI_LOW / r_high, 20000 * PI_HIGH / r_low),
+            (2 * B * PI_LOW / r_high, 2 * B * PI_HIGH / r_low),
         ),
         (
             "prose_wavelength",
@@ -186,7 +190,7 @@ def checks(rec: Recorder) -> None:
             pi20k,
             Show(decimals=1),
             "62,831.9",
-            (20000 * PI_LOW, 20000 * PI_HIGH),
+            (2 * B * PI_LOW, 2 * B * PI_HIGH),
         ),
         (
             "wavelength_gap_512",
@@ -194,7 +198,7 @@ def checks(rec: Recorder) -> None:
             pi20k * (1 - 1 / r),
             Show(decimals=1),
             None,
-            (20000 * PI_LOW * (1 - 1 / r_low), 20000 * PI_HIGH * (1 - 1 / r_high)),
+            (2 * B * PI_LOW * (1 - 1 / r_low), 2 * B * PI_HIGH * (1 - 1 / r_high)),
         ),
         (
             "wavelength_gap_512_percent",
@@ -207,7 +211,7 @@ def checks(rec: Recorder) -> None:
         (
             "variant_ratio_512",
             "the (h-1) variant's ratio 10000^(1/255)",
-            mpmath.root(10000, 255),
+            mpmath.root(B, HALF - 1),
             Show(sig=5),
             None,
             (v_low, v_high),
@@ -238,8 +242,8 @@ def checks(rec: Recorder) -> None:
     # at 30 digits gives b^(2/d) * lambda_(d/2-1) = 2 pi b.
     mpmath.mp.dps = 30
     errors = []
-    for width in (2, 4, 10, 512, 4096):
-        for base in (2, 10000, 500000):
+    for width in (2, 4, 10, D, 4096):
+        for base in (2, B, 500000):
             last = 2 * mpmath.pi * mpmath.power(base, mpmath.mpf(width - 2) / width)
             ratio = mpmath.power(base, mpmath.mpf(2) / width)
             errors.append(float(abs(ratio * last / (2 * mpmath.pi * base) - 1)))
@@ -247,14 +251,14 @@ def checks(rec: Recorder) -> None:
         "b^(2/d) times the last rung = 2 pi b at sampled (d, b)",
         errors,
         tol=1e-27,
-        scope="d in {2, 4, 10, 512, 4096}, b in {2, 10000, 500000}; mpmath at 30 digits",
+        scope=f"d in {{2, 4, 10, {D}, 4096}}, b in {{2, {B}, 500000}}; mpmath at 30 digits",
     )
 
     # Step 7. The library's ladder stops where the proof says: the last value of
     # posenc.wavelengths is 2 pi b^((d-2)/d), one step b^(2/d) short of 2 pi b.
     errors = []
-    for width in (2, 4, 64, 512, 4096):
-        for base in (10000.0, 500000.0):
+    for width in (2, 4, 64, D, 4096):
+        for base in (float(B), 500000.0):
             got = posenc.wavelengths(width, base=base)[-1]
             exact = 2 * mpmath.pi * mpmath.power(base, mpmath.mpf(width - 2) / width)
             errors.append(float(abs((got - exact) / exact)))
@@ -262,20 +266,20 @@ def checks(rec: Recorder) -> None:
         "posenc.wavelengths(d)[-1] = 2 pi b^((d-2)/d), not 2 pi b",
         errors,
         tol=2.0**-53,
-        scope="d in {2, 4, 64, 512, 4096}, b in {10000, 500000}; relative error vs mpmath",
+        scope=f"d in {{2, 4, 64, {D}, 4096}}, b in {{{B}, 500000}}; relative error vs mpmath",
     )
-    ladder = posenc.wavelengths(512)  # (256,)
-    ratios = ladder[1:] / ladder[:-1]  # (255,)
+    ladder = posenc.wavelengths(D, base=B)  # (d/2,)
+    ratios = ladder[1:] / ladder[:-1]  # (d/2 - 1,)
     rec.numeric(
-        "posenc.wavelengths(512): each step is the ratio 10000^(1/256)",
+        f"posenc.wavelengths({D}): each step is the ratio {B}^(1/{HALF})",
         ratios / float(r) - 1,
         tol=1e-15,
-        scope="d = 512, b = 10000, every neighbouring pair of rungs; float64",
+        scope=f"d = {D}, b = {B}, every neighbouring pair of rungs; float64",
     )
     rec.exact(
-        "posenc.wavelengths(512) has d/2 = 256 rungs, so the ladder takes 255 steps",
+        f"posenc.wavelengths({D}) has d/2 = {HALF} rungs, so the ladder takes d/2 - 1 steps",
         ratios.size,
-        512 // 2 - 1,
+        HALF - 1,
         scope="exact integers: the length of the library's ladder",
         quantity="steps_512",
         show=Show(),
@@ -284,48 +288,87 @@ def checks(rec: Recorder) -> None:
     # Step 8. The small ladders the page draws and asks about. At width 8 the
     # paper's ratio is an exact integer.
     rec.exact(
-        "at d = 8, b = 10000 the paper's ratio is 10000^(2/8) = 10",
-        sp.Integer(10000) ** sp.Rational(2, 8),
+        f"at d = 8, b = {B} the paper's ratio is b^(2/8) = 10",
+        sp.Integer(B) ** sp.Rational(2, 8),
         10,
-        scope="exact integers: the fourth root of 10000",
+        scope=f"exact integers: the fourth root of {B}",
         quantity="paper_ratio_8",
         show=Show(),
     )
+    # The figure the page describes is posenc.figures.ladder.fig_ladder_rung_short
+    # with its defaults: width 16 on the left, and on the right the width d and
+    # base b of step 5.
+    parameters = inspect.signature(figure.fig_ladder_rung_short).parameters
+    drawn_at = {name: parameters[name].default for name in ("width", "base", "top_width")}
+    rec.exact(
+        f"the figure draws width 16 and width {D} at base {B}, as the page says",
+        sum(drawn != wanted for drawn, wanted in zip(drawn_at.values(), (16, B, D), strict=True)),
+        0,
+        scope="exact integers: fig_ladder_rung_short's defaults, mismatches counted",
+    )
     # The rungs at width 16 (the figure) and width 8 (the question at the end):
-    # the paper's from posenc.wavelengths and the (h-1) variant's from the
-    # formula, both against mpmath at 30 digits.
-    small = []  # (name, value at 30 digits, how it is shown) of the figures quoted
-    errors = []
+    # the paper's from posenc.wavelengths and the (h-1) variant's as the figure
+    # draws them, each rung against its formula in mpmath at 30 digits. The
+    # page shows the rungs as drawn, the very numbers the check compares.
+    drawn, true, where = [], [], {}  # where[(ladder, width, k)]: index into true
     for width in (8, 16):
         half = width // 2
-        paper = posenc.wavelengths(width)  # (d/2,)
-        for k in range(half):
-            exact_paper = 2 * mpmath.pi * mpmath.power(10000, mpmath.mpf(2 * k) / width)
-            exact_variant = 2 * mpmath.pi * mpmath.power(10000, mpmath.mpf(k) / (half - 1))
-            got_variant = 2 * np.pi * 10000.0 ** (k / (half - 1))  # as the figure draws it
-            errors.append(float(abs(paper[k] / exact_paper - 1)))
-            errors.append(float(abs(got_variant / exact_variant - 1)))
-            if width == 8 and k > 0:  # the question at the end of the page
-                small.append((f"paper_8_{k}", exact_paper, Show(decimals=1)))
-                small.append((f"variant_8_{k}", exact_variant, Show(decimals=1)))
-        # ... and the ratio of neighbouring rungs, of each ladder
-        got_ratios = (paper[1] / paper[0], 10000.0 ** (1 / (half - 1)))
-        true_ratios = (mpmath.root(10000, half), mpmath.root(10000, half - 1))
-        errors += [float(abs(g / t - 1)) for g, t in zip(got_ratios, true_ratios, strict=True)]
-    top_16 = 2 * mpmath.pi * mpmath.power(10000, mpmath.mpf(14) / 16)  # the figure's top rung
-    small.append(("paper_top_16", top_16, Show(decimals=1)))
-    small.append(("variant_ratio_8", mpmath.root(10000, 3), Show(sig=4)))
-    small.append(("paper_ratio_16", mpmath.root(10000, 8), Show(sig=3)))
-    small.append(("variant_ratio_16", mpmath.root(10000, 7), Show(sig=3)))
-    small.append(("first_rung", 2 * mpmath.pi, Show(decimals=1)))
-    ladders = rec.numeric(
-        "the ladders at d = 8 and 16, rungs and ratios: posenc and the (h-1) formula match mpmath",
-        errors,
-        tol=1e-15,
-        scope="d = 8 and 16, b = 10000, every rung and the ratio of both ladders; relative error",
+        ladders = {
+            "paper": posenc.wavelengths(width, base=B),  # (h,)
+            "variant": figure._variant_wavelengths(width, float(B)),  # (h,)
+        }
+        for ladder, rungs in ladders.items():
+            for k in range(half):
+                # the exponent of b: 2i/d for the paper, i/(h-1) for the variant
+                exponent = (
+                    mpmath.mpf(2 * k) / width if ladder == "paper" else mpmath.mpf(k) / (half - 1)
+                )
+                where[ladder, width, k] = len(true)
+                drawn.append(float(rungs[k]))
+                true.append(2 * mpmath.pi * mpmath.power(B, exponent))
+    rungs = rec.close(
+        "the ladders at d = 8 and 16: posenc.wavelengths and the figure's (h-1) ladder "
+        "equal 2 pi b^(2i/d) and 2 pi b^(i/(h-1))",
+        drawn,
+        true,
+        tol=1e-10,
+        scope=f"d = 8 and 16, b = {B}, every rung of both ladders; absolute error against "
+        "mpmath at 30 digits",
     )
-    for name, value, show in small:
-        rec.quantity(name, float(value), show=show, by=ladders)
+    for k in (1, 2, 3):  # the question at the end of the page
+        for ladder in ("paper", "variant"):
+            value = drawn[where[ladder, 8, k]]
+            rec.quantity(f"{ladder}_8_{k}", value, show=Show(decimals=1), by=rungs)
+    rec.quantity("first_rung", drawn[where["paper", 8, 0]], show=Show(decimals=1), by=rungs)
+    top_16 = drawn[where["paper", 16, 7]]  # the figure's top rung, i = 16/2 - 1
+    rec.quantity("paper_top_16", top_16, show=Show(decimals=1), by=rungs)
+    # ... and the ratio of neighbouring rungs of each ladder, as drawn, against
+    # the roots b^(1/h) and b^(1/(h-1)).
+    names = {
+        ("variant", 8): ("variant_ratio_8", Show(sig=4)),
+        ("paper", 16): ("paper_ratio_16", Show(sig=3)),
+        ("variant", 16): ("variant_ratio_16", Show(sig=3)),
+    }
+    drawn_ratios, true_ratios, order = [], [], []
+    for width in (8, 16):
+        half = width // 2
+        for ladder, root in (("paper", half), ("variant", half - 1)):
+            first, second = (drawn[where[ladder, width, k]] for k in (0, 1))
+            drawn_ratios.append(second / first)
+            true_ratios.append(mpmath.root(B, root))
+            order.append((ladder, width))
+    ratios_check = rec.close(
+        "the ratio of neighbouring rungs at d = 8 and 16: b^(1/h) for the paper's ladder, "
+        "b^(1/(h-1)) for the variant's",
+        drawn_ratios,
+        true_ratios,
+        tol=1e-13,
+        scope=f"d = 8 and 16, b = {B}, rung 1 over rung 0 of each ladder as drawn; absolute "
+        "error against mpmath at 30 digits",
+    )
+    for key, (name, show) in names.items():
+        value = drawn_ratios[order.index(key)]
+        rec.quantity(name, value, show=show, by=ratios_check)
 
 
 # -- misreadings -------------------------------------------------------------------

@@ -18,7 +18,9 @@ Uses: 5.
 
 from __future__ import annotations
 
+import inspect
 import itertools
+import math
 from fractions import Fraction
 
 import mpmath
@@ -26,6 +28,7 @@ import numpy as np
 import sympy as sp
 
 import posenc
+from posenc.figures import ladder as figure
 from posenc.similarity import distance_profile
 from proofs.exact import PI_HIGH, PI_LOW, cell, enclose_pi, inside_cell
 from proofs.kit import Misreading, Recorder, Show, Witness
@@ -38,6 +41,7 @@ USES = (5,)
 #: range of offsets searched for a return of pair 0, the range of positions
 #: compared, the offsets of the table, and where the table splits the pairs.
 INPUTS = {
+    "symbolic_d": 6,
     "d": 512,
     "base": 10000,
     "offsets": 10**6,
@@ -61,9 +65,22 @@ i = sp.Symbol("i", integer=True, nonnegative=True)
 
 speed = b ** (-2 * i / d)  # w_i (Proposition 5)
 
-#: The table on the page: thirds of the 256 pairs of width 512, and offsets.
-THIRDS = {"fast": range(0, 86), "middle": range(86, 171), "slow": range(171, 256)}
-OFFSETS = (1, 10, 100, 1000, 10000)
+D = INPUTS["d"]
+B = INPUTS["base"]
+HALF = D // 2  # the number of pairs
+
+#: The table on the page: thirds of the d/2 pairs (step 6 checks they are the
+#: figure's), and the offsets of its rows.
+THIRDS = {
+    "fast": range(0, INPUTS["fast_last"] + 1),
+    "middle": range(INPUTS["middle_first"], INPUTS["middle_last"] + 1),
+    "slow": range(INPUTS["slow_first"], INPUTS["last_pair"] + 1),
+}
+OFFSETS = (1, 10, INPUTS["offset_100"], INPUTS["offset_1000"], 10**4)
+
+#: The first integer past 2 pi b, 62,832 at b = 10000: the witness of the
+#: misreading (step 9 checks that it is the first).
+PAST = int(2 * B * PI_HIGH) + 1
 
 
 def pair(position: sp.Expr, rate: sp.Expr = w) -> sp.Matrix:
@@ -77,24 +94,57 @@ def code(position: sp.Expr, width: int) -> sp.Matrix:
     return sp.Matrix.vstack(*[pair(position, rate) for rate in rates])
 
 
-def exact_share(k: int, pairs: range, width: int = 512) -> mpmath.mpf:
-    """sqrt(sum over pairs of 4 sin^2(w_i k / 2)), base 10000, at mpmath's precision."""
+def exact_share(k: int, pairs: range, width: int = D) -> mpmath.mpf:
+    """sqrt(sum over pairs of 4 sin^2(w_i k / 2)), base b, at mpmath's precision."""
     return mpmath.sqrt(
         mpmath.fsum(
-            4 * mpmath.sin(k * mpmath.power(10000, mpmath.mpf(-2 * n) / width) / 2) ** 2
-            for n in pairs
+            4 * mpmath.sin(k * mpmath.power(B, mpmath.mpf(-2 * n) / width) / 2) ** 2 for n in pairs
         )
     )
 
 
 def sweep(first: int, last: int, pairs: range) -> np.ndarray:
     """The share of ``pairs`` in |PE(p) - PE(p + k)| for k = first .. last, in float64."""
-    rates = 10000.0 ** (-2.0 * np.arange(pairs.start, pairs.stop) / 512)  # (m,)
+    rates = float(B) ** (-2.0 * np.arange(pairs.start, pairs.stop) / D)  # (m,)
     out = []
     for start in range(first, last + 1, 4096):
         k = np.arange(start, min(start + 4096, last + 1), dtype=np.float64)  # (n,)
         out.append(np.sqrt((4 * np.sin(np.outer(k, rates) / 2) ** 2).sum(axis=1)))
     return np.concatenate(out)  # (last - first + 1,)
+
+
+def sqrt_enclosure(n: int, digits: int = 12) -> tuple[Fraction, Fraction]:
+    """Rationals lo <= sqrt(n) < hi, 10^-digits apart (a check squares them)."""
+    scale = 10**digits
+    root = math.isqrt(n * scale * scale)
+    return Fraction(root, scale), Fraction(root + 1, scale)
+
+
+def convergent_denominators(low: Fraction, high: Fraction, limit: int) -> list[int] | None:
+    """The convergent denominators q_0 = 1, q_1, ... of every x in [low, high], to past ``limit``.
+
+    x = [a_0; a_1, a_2, ...] has q_(-1) = 0, q_0 = 1 and q_n = a_n q_(n-1) + q_(n-2).
+    The numbers whose first terms are a_0 .. a_n form an interval, so while the
+    terms of ``low`` and ``high`` agree, every x between them has those terms
+    too. The list ends with the first denominator past ``limit``; None if the
+    terms of the two ends part before it.
+    """
+    whole = low.numerator // low.denominator
+    if high.numerator // high.denominator != whole:
+        return None
+    low, high = low - whole, high - whole
+    before, now, out = 0, 1, [1]
+    while now <= limit:
+        if low == 0 or high == 0:
+            return None
+        low, high = 1 / low, 1 / high
+        term = low.numerator // low.denominator
+        if high.numerator // high.denominator != term:
+            return None
+        low, high = low - term, high - term
+        before, now = now, term * now + before
+        out.append(now)
+    return out
 
 
 def checks(rec: Recorder) -> None:
@@ -120,10 +170,17 @@ def checks(rec: Recorder) -> None:
         rates = [b ** (-sp.Rational(2 * n, width)) for n in range(width // 2)]
         return diff.dot(diff) - sum(2 - 2 * sp.cos(r * (p - q)) for r in rates)
 
-    rec.instances(
+    widths = range(2, INPUTS["symbolic_d"] + 1, 2)  # every even width up to symbolic_d
+    whole_code = rec.instances(
         "|PE(p) - PE(q)|^2 = sum_i (2 - 2 cos(w_i (p - q)))",
-        ((f"d = {width}", whole(width)) for width in (2, 4, 6)),
-        scope="widths d = 2, 4, 6; symbolic p, q and base",
+        ((f"d = {width}", whole(width)) for width in widths),
+        scope=f"widths d = {', '.join(map(str, widths))}; symbolic p, q and base",
+    )
+    rec.exact(
+        "the whole-code cases are one for each even width 2 .. symbolic_d",
+        whole_code.samples,
+        INPUTS["symbolic_d"] // 2,
+        scope="exact integers: the cases checked against the widths the page names",
     )
 
     # Step 3. Pair 0 turns at w_0 = b^0 = 1 radian per position, for every base
@@ -138,29 +195,32 @@ def checks(rec: Recorder) -> None:
     )
 
     # Step 4. What can be checked of the irrationality step: how close pair 0
-    # comes to a full turn for k = 1 .. 10^6. First pi, enclosed exactly: sin
-    # changes sign between PI_LOW and PI_HIGH, and pi is sin's only zero in (3, 4).
+    # comes to a full turn for k = 1 .. 10^6 (the input offsets). First pi,
+    # enclosed exactly: sin changes sign between PI_LOW and PI_HIGH, and pi is
+    # sin's only zero in (3, 4).
     enclose_pi(rec)
     # With m the multiple of 2 pi nearest to k, |k - 2 pi m| is bounded in exact
     # integers, in units of 2^-40, with 2 pi 2^40 enclosed by two integers.
+    searched = INPUTS["offsets"]
     scale = 40
     two_pi_low = int(2 * PI_LOW * 2**scale)  # floor: <= 2 pi 2^40
     two_pi_high = -int(-2 * PI_HIGH * 2**scale)  # ceiling: >= 2 pi 2^40
-    k = np.arange(1, 10**6 + 1, dtype=np.int64)  # (10^6,)
-    m = np.rint(k / (2 * np.pi)).astype(np.int64)  # (10^6,): a multiple; checked below
+    k = np.arange(1, searched + 1, dtype=np.int64)  # (searched,)
+    m = np.rint(k / (2 * np.pi)).astype(np.int64)  # (searched,): a multiple; checked below
     assert int(m.max()) * two_pi_high < 2**62 and (int(k.max()) << scale) < 2**62  # no overflow
-    below = (k << scale) - m * two_pi_high  # (10^6,): <= (k - 2 pi m) 2^40
-    above = (k << scale) - m * two_pi_low  # (10^6,): >= (k - 2 pi m) 2^40
+    below = (k << scale) - m * two_pi_high  # (searched,): <= (k - 2 pi m) 2^40
+    above = (k << scale) - m * two_pi_low  # (searched,): >= (k - 2 pi m) 2^40
     rec.exact(
-        "for k = 1 .. 10^6, |k - 2 pi m_k| < 6, so every other multiple of 2 pi is farther",
+        f"for k = 1 .. {searched:,}, |k - 2 pi m_k| < 6, so every other multiple of 2 pi is "
+        "farther",
         Fraction(int(np.maximum(np.abs(below), np.abs(above)).max()), 2**scale),
         6,
         relation="<",
-        scope="exact integers, every k = 1 .. 10^6; 2 pi enclosed to 2^-40",
+        scope=f"exact integers, every k = 1 .. {searched:,}; 2 pi enclosed to 2^-40",
     )
     # Every other multiple is then more than 2 pi - 6 > 0.28 away, far more than
     # the closest return below, so |k - 2 pi m_k| is the distance to a full turn.
-    low = np.where(below > 0, below, np.where(above < 0, -above, 0))  # (10^6,): lower bounds
+    low = np.where(below > 0, below, np.where(above < 0, -above, 0))  # (searched,): lower bounds
     closest = int(np.argmin(low))
     # At that offset, a finer enclosure, straight from the bounds on pi: the
     # distance to the nearest full turn lies between |k - 2 PI_HIGH m| and
@@ -169,15 +229,32 @@ def checks(rec: Recorder) -> None:
     ends = sorted(abs(k_star - 2 * bound * m_star) for bound in (PI_LOW, PI_HIGH))
     same_sign = (k_star - 2 * PI_LOW * m_star) * (k_star - 2 * PI_HIGH * m_star) > 0
     lower, upper = ends if same_sign else (Fraction(0), ends[1])
-    others = np.delete(low, closest)  # (10^6 - 1,)
-    alone = rec.exact(
-        "no other offset k <= 10^6 brings pair 0 as close to a full turn as the closest one",
+    others = np.delete(low, closest)  # (searched - 1,)
+    rec.exact(
+        f"no other offset k <= {searched:,} brings pair 0 as close to a full turn as the "
+        "closest one",
         Fraction(int(others.min()), 2**scale),
         upper,
         relation=">",
         scope="exact integers: the smallest lower bound elsewhere above the upper bound there",
     )
-    rec.quantity("closest_return_offset", k_star, show=Show(), by=alone)
+    # The offset the search found, against where the theory of continued
+    # fractions puts it: |k - 2 pi m| = 2 pi |k / (2 pi) - m|, and among k <= N
+    # it is smallest at the largest convergent denominator q_n <= N of 1/(2 pi)
+    # (best approximations of the second kind, Lagrange: cited, not checked).
+    # The continued fraction is read off both ends of the enclosure of 1/(2 pi).
+    denominators = convergent_denominators(1 / (2 * PI_HIGH), 1 / (2 * PI_LOW), searched)
+    assert denominators is not None, "the enclosure of pi is too wide for this range"
+    rec.exact(
+        f"the closest return is at the largest convergent denominator of 1/(2 pi) up to "
+        f"{searched:,}",
+        k_star,
+        denominators[-2],
+        scope="exact rationals: the search above against the continued fraction of 1/(2 pi), "
+        "its terms the same at both ends of the enclosure of pi",
+        quantity="closest_return_offset",
+        show=Show(),
+    )
     gap_show = Show(sig=2)
     shown = cell(float((lower + upper) / 2), gap_show)
     inside = inside_cell(
@@ -195,7 +272,7 @@ def checks(rec: Recorder) -> None:
     errors = []
     for left, right in rng.integers(-(10**6), 10**6, size=(20, 2)):
         for width in (2, 16):
-            rates = [mpmath.power(10000, mpmath.mpf(-2 * n) / width) for n in range(width // 2)]
+            rates = [mpmath.power(B, mpmath.mpf(-2 * n) / width) for n in range(width // 2)]
             direct = mpmath.fsum(
                 (mpmath.sin(r * int(left)) - mpmath.sin(r * int(right))) ** 2
                 + (mpmath.cos(r * int(left)) - mpmath.cos(r * int(right))) ** 2
@@ -211,155 +288,228 @@ def checks(rec: Recorder) -> None:
     )
 
     # Step 6. Fast pairs separate neighbours, slow pairs separate regions. The
-    # thirds are the figure's (numpy.array_split of the 256 pairs into three).
-    split = np.array_split(np.arange(256), 3)
+    # thirds are the figure's: numpy.array_split of the pairs of its default
+    # width (d) into three, as posenc.figures.ladder.fig_position_signature does.
+    drawn_width = inspect.signature(figure.fig_position_signature).parameters["width"].default
+    split = np.array_split(np.arange(drawn_width // 2), 3)
     rec.exact(
-        "the thirds of the table are the figure's: pairs 0-85, 86-170, 171-255",
+        "the thirds of the table are the figure's: pairs "
+        + ", ".join(f"{third.start}-{third.stop - 1}" for third in THIRDS.values()),
         sum(list(part) != list(third) for part, third in zip(split, THIRDS.values(), strict=True)),
         0,
-        scope="exact integers: numpy.array_split(range(256), 3) against the table's thirds",
+        scope=f"exact integers: numpy.array_split(range({drawn_width // 2}), 3), the figure's "
+        "thirds, against the table's",
     )
     # The share of each third at the table's offsets, from
-    # posenc.similarity.distance_profile against mpmath at 30 digits.
-    exact, relative = {}, []
+    # posenc.similarity.distance_profile against mpmath at 30 digits. The page
+    # shows the library's values, the very numbers the check compares with mpmath.
+    exact, got = {}, {}
     for offset in OFFSETS:
-        for name, third in [*THIRDS.items(), ("all", range(256))]:
-            true = exact_share(offset, third)
-            got = float(distance_profile(offset, 512, pairs=np.arange(third.start, third.stop)))
-            exact[offset, name] = true
-            relative.append(float(abs(got / true - 1)))
-    table = rec.numeric(
+        for name, third in [*THIRDS.items(), ("all", range(HALF))]:
+            exact[offset, name] = exact_share(offset, third)
+            chosen = np.arange(third.start, third.stop)
+            got[offset, name] = float(distance_profile(offset, D, base=B, pairs=chosen))
+    keys = list(exact)
+    table = rec.close(
         "posenc.similarity.distance_profile gives each third's share, as mpmath does",
-        relative,
-        tol=1e-14,
-        scope="d = 512, offsets 1, 10, 100, 1000, 10^4, the three thirds and all pairs; relative",
+        [got[key] for key in keys],
+        [exact[key] for key in keys],
+        tol=1e-12,
+        scope=f"d = {D}, offsets {', '.join(map(str, OFFSETS))}, the three thirds and all "
+        "pairs; absolute error",
     )
-    for (offset, name), value in exact.items():
-        rec.quantity(f"share_{offset}_{name}", float(value), show=Show(decimals=4), by=table)
-    # How the slow third grows: the factor from one offset of the table to the next.
-    for before, after in itertools.pairwise(OFFSETS):
-        growth = exact[after, "slow"] / exact[before, "slow"]
-        rec.quantity(f"slow_growth_{after}", float(growth), show=Show(sig=3), by=table)
+    for offset, name in keys:
+        value = got[offset, name]
+        rec.quantity(f"share_{offset}_{name}", value, show=Show(decimals=4), by=table)
+    # How the slow third grows: the factor from one offset of the table to the
+    # next, the library's ratio against mpmath's.
+    steps = list(itertools.pairwise(OFFSETS))
+    growth_got = [got[after, "slow"] / got[before, "slow"] for before, after in steps]
+    growth_true = [exact[after, "slow"] / exact[before, "slow"] for before, after in steps]
+    growth = rec.close(
+        "the slow third's growth from one offset of the table to the next, as mpmath gives it",
+        growth_got,
+        growth_true,
+        tol=1e-12,
+        scope=f"d = {D}, the slow third, neighbouring offsets of the table; absolute error",
+    )
+    for (_, after), value in zip(steps, growth_got, strict=True):
+        rec.quantity(f"slow_growth_{after}", value, show=Show(sig=3), by=growth)
     # Where each share settles: the typical level sqrt(2 n) of n pairs (a pair's
-    # squared distance 2 - 2 cos averages 2), for 85 or 86 pairs and for all 256.
-    levels = rec.exact(
-        "sqrt(2 n) shows as 13 for both n = 85 and n = 86: 12.5^2 < 170 < 172 < 13.5^2",
-        min(170 - Fraction(25, 2) ** 2, Fraction(27, 2) ** 2 - 172),
-        0,
-        relation=">",
-        scope="exact rationals",
+    # squared distance 2 - 2 cos averages 2), for the pairs of a third (85 or
+    # 86) and for all d/2. Each sqrt(2 n) is enclosed by rationals whose
+    # squares bracket 2 n; the enclosures must lie inside the cell of the text shown.
+    sizes = sorted({len(third) for third in THIRDS.values()})  # the pairs of each third
+    counted, bounds = {}, {}  # by the number n of pairs: the check, and lo, hi
+    for n in sizes:
+        bounds[n] = sqrt_enclosure(2 * n)
+        lo, hi = bounds[n]
+        counted[n] = rec.band(
+            f"a third of {n} pairs: sqrt(2 n) lies in [lo, hi], 10^-12 apart: "
+            "lo^2 / 2 <= n <= hi^2 / 2",
+            n,
+            low=lo**2 / 2,
+            high=hi**2 / 2,
+            scope="exact rationals",
+        )
+    fewest, most = sizes[0], sizes[-1]
+    rec.quantity("third_pairs_fewest", fewest, show=Show(), by=counted[fewest])
+    rec.quantity("third_pairs_most", most, show=Show(), by=counted[most])
+    third_low, third_high = bounds[fewest][0], bounds[most][1]  # sqrt(2 n) grows with n
+    third_shown = cell(float(third_low), Show(sig=2))
+    levels = inside_cell(
+        rec,
+        f"sqrt(2 n) shows as {third_shown.text} for every third's n: the enclosures lie "
+        "inside that rounding cell",
+        (third_low, third_high),
+        third_shown,
+        scope="exact rationals, from the enclosures above",
     )
-    rec.quantity("typical_level_third", float(np.sqrt(170)), show=Show(sig=2), by=levels)
-    all_text, all_low, all_high = cell(float(np.sqrt(512)), Show(sig=3))
-    level_all = rec.band(
-        f"sqrt(512) shows as {all_text}: its square 512 lies in the cell's squares",
-        512,
+    level = float(sum(bounds[fewest]) / 2)  # sqrt(2 n) for the fewest pairs
+    rec.quantity("typical_level_third", level, show=Show(sig=2), by=levels)
+    all_low, all_high = sqrt_enclosure(2 * HALF)
+    rec.band(
+        f"all {HALF} pairs: sqrt(2 n) lies in [lo, hi], 10^-12 apart: lo^2 <= 2 n <= hi^2",
+        2 * HALF,
         low=all_low**2,
         high=all_high**2,
         scope="exact rationals",
     )
-    rec.quantity("typical_level_all", float(np.sqrt(512)), show=Show(sig=3), by=level_all)
+    all_shown = cell(float(all_low), Show(sig=3))
+    level_all = inside_cell(
+        rec,
+        f"sqrt({2 * HALF}) shows as {all_shown.text}: its enclosure lies inside that cell",
+        (all_low, all_high),
+        all_shown,
+        scope="exact rationals, from the enclosure above",
+    )
+    rec.quantity(
+        "typical_level_all", float((all_low + all_high) / 2), show=Show(sig=3), by=level_all
+    )
     # The shares at every offset, not only the table's: the fast third from
-    # k = 10 on, and the whole distance from k = 10^4 on, up to 10^5, swept in
-    # float64 and checked against posenc.similarity at sampled offsets and at
-    # the extremes of each sweep.
-    fast = sweep(10, 10**5, THIRDS["fast"])  # (99,991,)
-    late = sweep(10**4, 10**5, range(256))  # (90,001,)
-    errors = []
-    for values, first, third in ((fast, 10, THIRDS["fast"]), (late, 10**4, range(256))):
+    # k = 10 on, and the whole distance from the table's last offset on, up to
+    # the input positions (10^5), swept in float64 and checked against
+    # posenc.similarity at sampled offsets and at the extremes of each sweep.
+    length = INPUTS["positions"]
+    fast = sweep(10, length, THIRDS["fast"])  # (length - 9,)
+    late = sweep(OFFSETS[-1], length, range(HALF))  # (length - 10^4 + 1,)
+    swept, library = [], []
+    for values, first, third in ((fast, 10, THIRDS["fast"]), (late, OFFSETS[-1], range(HALF))):
         picks = np.unique(
             np.concatenate(
                 [[np.argmin(values), np.argmax(values)], rng.integers(0, values.size, 40)]
             )
         )
         pairs = np.arange(third.start, third.stop)
-        library = distance_profile(picks + first, 512, pairs=pairs)  # (n,)
-        errors.extend(np.abs(values[picks] - library))
-    sweeps = rec.numeric(
-        "float64 sweeps of the fast third (k = 10 .. 10^5) and of all pairs (k = 10^4 .. 10^5)"
-        " agree with posenc.similarity",
-        errors,
+        swept.extend(float(v) for v in values[picks])
+        library.extend(float(v) for v in distance_profile(picks + first, D, base=B, pairs=pairs))
+    sweeps = rec.close(
+        f"float64 sweeps of the fast third (k = 10 .. {length:,}) and of all pairs "
+        f"(k = {OFFSETS[-1]:,} .. {length:,}) agree with posenc.similarity",
+        swept,
+        library,
         tol=1e-9,
-        scope="d = 512; each sweep's minimum, maximum and 40 random offsets; absolute error",
+        scope=f"d = {D}; each sweep's minimum, maximum and 40 random offsets; absolute error",
     )
     for name, values in (("fast_share", fast), ("late_share", late)):
         rec.quantity(f"{name}_min", float(values.min()), show=Show(decimals=1), by=sweeps)
         rec.quantity(f"{name}_max", float(values.max()), show=Show(decimals=1), by=sweeps)
+    # The page says "every k": each sweep holds one value per offset it names.
+    rec.exact(
+        f"the sweeps hold every offset k = 10 .. {length:,} and {OFFSETS[-1]:,} .. {length:,}",
+        (fast.size != length - 10 + 1) + (late.size != length - OFFSETS[-1] + 1),
+        0,
+        scope="exact integers: the length of each sweep against its range, mismatches counted",
+    )
 
-    # Step 7. 10^5 positions, pairwise distinct: by step 2 the distance between
-    # positions p and q is the distance between rows 0 and |p - q|, so the
-    # smallest distance among positions 0 .. L-1 is the smallest over offsets
-    # 1 .. L-1. From the library's table, in blocks of rows: by how much does
-    # any offset come closer than the neighbours (offset 1)?
-    length, width = 10**5, 512
-    first = posenc.sinusoidal(1, width)[0]  # (512,): PE(0)
-    neighbour = float(exact[1, "all"])
+    # Step 7. The first 10^5 positions (the input), pairwise distinct: by step 2
+    # the distance between positions p and q is the distance between rows 0 and
+    # |p - q|, so the smallest distance among positions 0 .. L-1 is the
+    # smallest over offsets 1 .. L-1. From the library's table, in blocks of
+    # rows: by how much does any offset come closer than the neighbours (offset 1)?
+    first = posenc.sinusoidal(1, D)[0]  # (d,): PE(0)
+    neighbour = got[1, "all"]  # the page's share_1_all
     shortfall = []
     for start in range(1, length, 8192):
-        rows = posenc.sinusoidal(min(8192, length - start), width, start=start)  # (n, 512)
+        rows = posenc.sinusoidal(min(8192, length - start), D, start=start)  # (n, d)
         gaps = np.linalg.norm(rows - first, axis=1)  # (n,): |PE(start + r) - PE(0)|
         shortfall.append(np.maximum(0.0, neighbour - gaps))
-    rec.numeric(
-        "among positions 0 .. 10^5 - 1 no two codes are closer than neighbours",
+    apart = rec.numeric(
+        f"among positions 0 .. {length:,} - 1 no two codes are closer than neighbours",
         np.concatenate(shortfall),
         tol=1e-12,
-        scope="d = 512, every offset 1 .. 99,999, rows of posenc.sinusoidal; float64",
+        scope=f"d = {D}, every offset 1 .. {length - 1:,}, rows of posenc.sinusoidal; float64",
+    )
+    rec.exact(
+        f"the comparison above looked at every offset 1 .. {length - 1:,}",
+        apart.samples,
+        length - 1,
+        scope="exact integers: the offsets compared against the range the page names",
     )
 
     # Step 8. The question at the end of the page: width 2, one pair, distance
     # 2 |sin(k/2)|, at k = 6 and k = 710; and 710 positions are nearly a whole
     # number of turns of pair 0.
-    errors, values = [], {}
-    for offset in (6, 710):
+    for offset, show in ((6, Show(sig=3)), (710, Show(sig=2))):
         true = 2 * abs(mpmath.sin(mpmath.mpf(offset) / 2))
-        values[offset] = true
-        errors.append(float(abs(distance_profile(offset, 2) / true - 1)))
-    small = rec.numeric(
-        "width 2: posenc.similarity gives 2 |sin(k/2)| at k = 6 and 710, as mpmath does",
-        errors,
-        tol=1e-12,
-        scope="d = 2, k in {6, 710}; relative error against mpmath at 30 digits",
+        library_value = float(distance_profile(offset, 2, base=B))
+        small = rec.close(
+            f"width 2: posenc.similarity gives 2 |sin(k/2)| at k = {offset}, as mpmath does",
+            library_value,
+            true,
+            tol=1e-12 * float(true),
+            scope=f"d = 2, k = {offset}; within 10^-12 of the value, against mpmath at 30 digits",
+        )
+        rec.quantity(f"distance_d2_{offset}", library_value, show=show, by=small)
+    # The whole number of turns nearest to 710/(2 pi), and a check that every
+    # value of 710/(2 pi) the enclosure of pi allows lies within 10^-5 of it.
+    turns = round(Fraction(710) / (2 * PI_LOW))
+    slack = Fraction(1, 10**5)
+    rec.band(
+        "710 positions are a whole number of turns of pair 0 to within 10^-5 of a turn",
+        turns,
+        low=Fraction(710) / (2 * PI_LOW) - slack,
+        high=Fraction(710) / (2 * PI_HIGH) + slack,
+        scope="exact rationals, with the enclosure of pi of step 4: |n - 710/(2 pi)| <= 10^-5",
+        quantity="turns_710",
+        show=Show(),
     )
-    rec.quantity("distance_d2_6", float(values[6]), show=Show(sig=3), by=small)
-    rec.quantity("distance_d2_710", float(values[710]), show=Show(sig=2), by=small)
-    turns = rec.exact(
-        "710 positions are 113 turns of pair 0 to within 10^-5 of a turn: 710/(2 pi) near 113",
-        min(
-            Fraction(710) / (2 * PI_HIGH) - (113 - Fraction(1, 10**5)),
-            (113 + Fraction(1, 10**5)) - Fraction(710) / (2 * PI_LOW),
-        ),
+
+    # Step 9. The misreading's witness, in numbers: the first integer past
+    # 2 pi b (62,832), its code against the code of position 0 at width d
+    # (mpmath and posenc.similarity); and what a true period of 2 pi b would
+    # leave there, the distance across the fraction 62,832 - 2 pi b.
+    rec.exact(
+        f"{PAST:,} is the first integer past 2 pi b: {PAST - 1:,} < 2 pi b < {PAST:,}",
+        min(2 * B * PI_LOW - (PAST - 1), PAST - 2 * B * PI_HIGH),
         0,
         relation=">",
-        scope="exact rationals, with the enclosure of pi of step 4",
+        scope=f"exact rationals, b = {B}, with the enclosure of pi of step 4",
     )
-    rec.quantity("turns_710", 113, show=Show(), by=turns)
-
-    # Step 9. The misreading's witness, in numbers: the code of the first
-    # integer past 2 pi 10000, against the code of position 0, at width 512
-    # (mpmath and posenc.similarity); and what a true period of 2 pi 10000
-    # would leave there, the distance across the fraction 62,832 - 2 pi 10000.
-    far = exact_share(62832, range(256))
-    witness = rec.numeric(
-        "|PE(62,832) - PE(0)| at d = 512: posenc.similarity agrees with mpmath",
-        [float(abs(distance_profile(62832, 512) / far - 1))],
-        tol=1e-14,
-        scope="d = 512, k = 62,832; relative error against mpmath at 30 digits",
+    far = exact_share(PAST, range(HALF))
+    measured = float(distance_profile(PAST, D, base=B))
+    witness = rec.close(
+        f"|PE({PAST:,}) - PE(0)| at d = {D}: posenc.similarity agrees with mpmath",
+        measured,
+        far,
+        tol=1e-12,
+        scope=f"d = {D}, k = {PAST:,}; absolute error against mpmath at 30 digits",
     )
-    rec.quantity("distance_62832", float(far), show=Show(decimals=1), by=witness)
-    fraction = 62832 - 20000 * mpmath.pi  # 0.147 positions past 2 pi 10000
+    rec.quantity(f"distance_{PAST}", measured, show=Show(decimals=1), by=witness)
+    fraction = PAST - 2 * B * mpmath.pi  # 0.147 positions past 2 pi 10000
     left = mpmath.sqrt(
         mpmath.fsum(
-            4 * mpmath.sin(fraction * mpmath.power(10000, mpmath.mpf(-2 * n) / 512) / 2) ** 2
-            for n in range(256)
+            4 * mpmath.sin(fraction * mpmath.power(B, mpmath.mpf(-2 * n) / D) / 2) ** 2
+            for n in range(HALF)
         )
     )
     rec.band(
-        "a true period of 2 pi 10000 would leave PE(62,832) less than 1 from PE(0)",
+        f"a true period of 2 pi b would leave PE({PAST:,}) less than 1 from PE(0)",
         float(left),
         low=0,
         high=1,
         samples=1,
-        scope="d = 512: the distance across 62,832 - 2 pi 10000 positions; mpmath at 30 digits",
+        scope=f"d = {D}: the distance across {PAST:,} - 2 pi b positions; mpmath at 30 digits",
         quantity="repeat_distance",
         show=Show(sig=2),
     )
@@ -376,11 +526,11 @@ def _repeats_after_longest_wavelength(wit: Witness) -> None:
     # margin 1 is nearly twice what a true period would leave, and far below
     # the distance found.
     mpmath.mp.dps = 30
-    distance = exact_share(62832, range(256))
+    distance = exact_share(PAST, range(HALF))
     wit.differs(
         float(distance),
         0,
-        at="d = 512: |PE(62,832) - PE(0)|",
+        at=f"d = {D}: |PE({PAST:,}) - PE(0)|",
         margin=1,
         by="1, nearly twice the 0.56 that a true period of 2 pi 10000 would leave",
     )

@@ -23,8 +23,11 @@ TITLE = "A shift is a rotation"
 USES = (5,)
 
 # The numbers this proposition chooses: the paper's base, used wherever the
-# library is compared with the symbols. Nothing on the page is measured at it.
-INPUTS = {"base": 10000}
+# library is compared with the symbols (nothing on the page is measured at
+# it), and the widest code of the stacked check of step 2 (widths 2, 4, ..).
+INPUTS = {"base": 10000, "max_width": 8}
+#: The widths at which step 2 checks PE(pos + k) = M_k PE(pos): 2, 4, .., max_width.
+STACKED_WIDTHS = tuple(range(2, INPUTS["max_width"] + 1, 2))
 
 # Symbols, declared once. A pair turns at angular speed w > 0; positions and
 # offsets are real numbers (integers are the case that matters, but nothing
@@ -79,8 +82,11 @@ def checks(rec: Recorder) -> None:
     # speeds w_i = base^(-2i/d) of Proposition 5 left symbolic in the base.
     rec.instances(
         "PE(pos + k) = M_k PE(pos)",
-        ((f"d = {d}", shift_matrix(k, d) * code(pos, d) - code(pos + k, d)) for d in (2, 4, 6, 8)),
-        scope="widths d = 2, 4, 6, 8; symbolic pos, k and base",
+        (
+            (f"d = {d}", shift_matrix(k, d) * code(pos, d) - code(pos + k, d))
+            for d in STACKED_WIDTHS
+        ),
+        scope=f"widths d = {', '.join(map(str, STACKED_WIDTHS))}; symbolic pos, k and base",
     )
 
     # Step 3. The group law, block by block (a block-diagonal product is the
@@ -128,12 +134,14 @@ def checks(rec: Recorder) -> None:
     for width, offset in ((2, 1), (8, 3), (8, -5), (16, 40)):
         exact = shift_matrix(offset, width).subs(base, INPUTS["base"]).evalf(30)
         exact = np.array(exact, dtype=float)  # (width, width)
-        matrix_errors.append((posenc.shift_matrix(offset, width) - exact).ravel())
+        got = posenc.shift_matrix(offset, width, base=float(INPUTS["base"]))  # (width, width)
+        matrix_errors.append((got - exact).ravel())
     rec.numeric(
         "posenc.shift_matrix(k, d) equals the symbolic M_k",
         np.concatenate(matrix_errors),
         tol=1e-15,
-        scope="(d, k) in {(2, 1), (8, 3), (8, -5), (16, 40)}, base 10000, every entry",
+        scope=f"(d, k) in {{(2, 1), (8, 3), (8, -5), (16, 40)}}, base {INPUTS['base']}, "
+        "every entry",
     )
     row_errors = []
     table = posenc.sinusoidal(600, 64)  # (600, 64)
@@ -149,20 +157,36 @@ def checks(rec: Recorder) -> None:
     )
 
     # Step 6. The worked example of the page's "Check yourself": at d = 2 the
-    # only speed is w_0 = 1, and M_3 PE(0) = (sin 3, cos 3) = PE(3). The
-    # library's M_3 PE(0) is compared with mpmath at 30 digits, whose values
-    # are the ones the page shows.
-    with mpmath.workdps(30):
-        expected = [mpmath.sin(3), mpmath.cos(3)]
+    # only speed is w_0 = 1, and M_3 PE(0) = (sin 3, cos 3) = PE(3). Each entry
+    # of the library's M_3 PE(0) is compared with mpmath at 30 digits, and the
+    # page shows the entries compared; the whole vector is also PE(3).
     moved = posenc.shift_matrix(3, 2) @ posenc.sinusoidal(1, 2)[0]  # (2,): M_3 PE(0)
-    example = rec.numeric(
-        "d = 2: posenc's M_3 PE(0) is (sin 3, cos 3)",
-        [float(moved[n] - expected[n]) for n in range(2)],
+    scope = "d = 2, k = 3; posenc.shift_matrix and posenc.sinusoidal against mpmath at 30 digits"
+    with mpmath.workdps(30):
+        rec.close(
+            "d = 2: the first entry of posenc's M_3 PE(0) is sin 3",
+            float(moved[0]),
+            mpmath.sin(3),
+            tol=1e-15,
+            scope=scope,
+            quantity="sin3",
+            show=Show(decimals=4),
+        )
+        rec.close(
+            "d = 2: the second entry of posenc's M_3 PE(0) is cos 3",
+            float(moved[1]),
+            mpmath.cos(3),
+            tol=1e-15,
+            scope=scope,
+            quantity="cos3",
+            show=Show(decimals=4),
+        )
+    rec.numeric(
+        "d = 2: posenc's M_3 PE(0) is posenc's PE(3)",
+        moved - posenc.sinusoidal(4, 2)[3],
         tol=1e-15,
-        scope="d = 2, k = 3; against mpmath at 30 digits",
+        scope="d = 2, k = 3, float64, both entries",
     )
-    rec.quantity("sin3", float(expected[0]), show=Show(decimals=4), by=example)
-    rec.quantity("cos3", float(expected[1]), show=Show(decimals=4), by=example)
 
 
 # -- misreadings -------------------------------------------------------------------
@@ -195,7 +219,7 @@ def _same_angle_for_all(wit: Witness) -> None:
     wit.differs(
         substitute(same * code(pos, 4), point),
         substitute(code(pos + k, 4), point),
-        at="d = 4, base = 10000, k = 1, pos = 0",
+        at=f"d = 4, base = {INPUTS['base']}, k = 1, pos = 0",
         margin=MARGIN,
         by="a tenth of the unit circle's radius",
     )

@@ -14,6 +14,7 @@ Uses: 8.
 
 from __future__ import annotations
 
+import inspect
 import math
 from fractions import Fraction
 
@@ -22,6 +23,7 @@ import numpy as np
 import sympy as sp
 
 import posenc
+from posenc.figures import ladder
 from posenc.similarity import dot_profile, first_rise
 from proofs.exact import cell, inside_cell
 from proofs.kit import Check, Misreading, Recorder, Show, Witness, reduce_to_zero
@@ -32,8 +34,9 @@ TITLE = "Similarity depends only on the offset, and not on its sign"
 USES = (8,)
 
 # The numbers this proposition chooses: the width and base of the worked
-# counterexample, and the widest width at which the first rise is located.
-INPUTS = {"width": 128, "base": 10000, "width_wide": 512}
+# counterexample, the widest width at which the first rise is located, and
+# the widest code of the distance check (widths 2, 4, ..).
+INPUTS = {"width": 128, "base": 10000, "width_wide": 512, "distance_max_width": 4}
 
 # Symbols, declared once. Positions and offsets are real (integers are the case
 # that matters); each pair turns at its own speed w > 0.
@@ -148,7 +151,9 @@ def rounds_as_shown(
     ``value`` is the mpmath value; shown under ``show`` (``decimals=``) it reads
     some text t. The check is exact: the enclosure lies strictly inside
     (t - half a unit, t + half a unit), so the true value reads t too, under
-    any rounding rule. With ``quantity=``, ``value`` becomes that quantity.
+    any rounding rule. With ``quantity=``, the shortest decimal inside the
+    enclosure becomes that quantity: a number the check proved to lie within
+    the enclosure's width of the true value (a float from mpmath need not).
     """
     shown = cell(value, show)
     half = Fraction(1, 2 * 10**show.decimals)  # the cell is shown.text +- half
@@ -160,16 +165,27 @@ def rounds_as_shown(
         scope=scope,
     )
     if quantity is not None:
-        rec.quantity(quantity, value, show=show, by=check)
+        rec.quantity(quantity, shortest_inside(*enclosure), show=show, by=check)
     return check
+
+
+def shortest_inside(low: Fraction, high: Fraction) -> Fraction:
+    """The decimal with the fewest digits after the point in [low, high] (low <= high)."""
+    places = 0
+    while True:
+        scale = 10**places
+        candidate = Fraction(math.ceil(low * scale), scale)
+        if candidate <= high:
+            return candidate
+        places += 1
 
 
 #: How the page shows a value of S: three decimals, as FACTS and the figure do.
 THREE = Show(decimals=3)
 #: The first rise at d = 128, decided by the exact enclosures of step 7.
 FIRST_RISE = 12
-#: The first rise at other widths, located by an mpmath scan in step 9.
-OTHER_RISES = {2: 4, 16: 4, 64: 6, 512: 44}
+#: The other widths at which step 9 locates the first rise by an mpmath scan.
+OTHER_WIDTHS = (2, 16, 64, INPUTS["width_wide"])
 
 
 def checks(rec: Recorder) -> None:
@@ -208,10 +224,11 @@ def checks(rec: Recorder) -> None:
         gap = code(p, width) - code(q, width)
         return gap.dot(gap) - (width - 2 * sum(sp.cos(r * (q - p)) for r in rates))
 
+    distance_widths = range(2, INPUTS["distance_max_width"] + 1, 2)
     rec.instances(
         "|PE(p) - PE(q)|^2 = d - 2 S(q - p)",
-        ((f"d = {width}", distance(width)) for width in (2, 4)),
-        scope="widths d = 2, 4; symbolic p, q and base",
+        ((f"d = {width}", distance(width)) for width in distance_widths),
+        scope=f"widths d = {', '.join(map(str, distance_widths))}; symbolic p, q and base",
     )
 
     # Step 4. The maximum. At k = 0 every cosine is 1, so S(0) = d/2: the sum
@@ -285,10 +302,11 @@ def checks(rec: Recorder) -> None:
     # First the enclosures of the speeds: lo < w_i < hi iff lo^64 10000^i < 1 <
     # hi^64 10000^i (64th powers, since w_i^64 = 10000^(-i)).
     speeds = speed_bounds()
-    scale = DENOMINATOR**64
+    half = WIDTH // 2  # w_i^half = BASE^(-i)
+    scale = DENOMINATOR**half
     rec.exact(
         "every w_i = 10000^(-i/64) lies above its lower bound lo_i",
-        max(Fraction(lo**64 * BASE**n, scale) for n, (lo, _) in enumerate(speeds)),
+        max(Fraction(lo**half * BASE**n, scale) for n, (lo, _) in enumerate(speeds)),
         1,
         relation="<=",
         scope="d = 128, all 64 pairs: lo_i^64 10000^i <= 1, exact integers",
@@ -296,7 +314,7 @@ def checks(rec: Recorder) -> None:
     rec.exact(
         "... and below its upper bound hi_i = lo_i + 10^-20",
         1,
-        min(Fraction(hi**64 * BASE**n, scale) for n, (_, hi) in enumerate(speeds)),
+        min(Fraction(hi**half * BASE**n, scale) for n, (_, hi) in enumerate(speeds)),
         relation="<",
         scope="d = 128, all 64 pairs: hi_i^64 10000^i > 1, exact integers",
     )
@@ -309,7 +327,7 @@ def checks(rec: Recorder) -> None:
         relation="<",
         scope=f"d = 128, k = 1 .. {FIRST_RISE - 1}; exact rational enclosures of each S(k)",
     )
-    rise = rec.exact(
+    rec.exact(
         f"then it rises: S({FIRST_RISE - 1}) < S({FIRST_RISE}), so k = {FIRST_RISE} "
         "is the first rise",
         bounds[FIRST_RISE - 1][1],
@@ -317,7 +335,20 @@ def checks(rec: Recorder) -> None:
         relation="<",
         scope=f"d = 128; exact rational enclosures of S({FIRST_RISE - 1}) and S({FIRST_RISE})",
     )
-    rec.quantity("rise_d128", FIRST_RISE, show=Show(), by=rise)
+    # The offset the page names is read off the enclosures: the first k whose
+    # enclosure lies wholly above that of k - 1 (the two checks above prove
+    # that every step before it is a fall and that it is a rise).
+    proven = next(n for n in range(1, len(bounds)) if bounds[n - 1][1] < bounds[n][0])
+    rec.exact(
+        f"the exact enclosures put the first rise at k = {FIRST_RISE}, the offset the "
+        "statement names",
+        proven,
+        FIRST_RISE,
+        scope=f"d = 128, k = 1 .. {len(bounds) - 1}; the first k whose enclosure lies above "
+        "that of k - 1",
+        quantity="rise_d128",
+        show=Show(),
+    )
 
     # The values the page and the figure show, S(6) and S(10) .. S(13) and the
     # rise S(12) - S(11): mpmath at 40 digits gives each value, the exact
@@ -367,7 +398,7 @@ def checks(rec: Recorder) -> None:
     # the quantities above.
     errors = []
     offsets = [0, 1, 6, 11, 12, 100, 62832, 10**6, -12]
-    for width in (2, 128, 512):
+    for width in (2, WIDTH, INPUTS["width_wide"]):
         got = dot_profile(offsets, width)
         for value, exact in zip(got.tolist(), mp_profile(offsets, width), strict=True):
             errors.append(float(abs(value - exact)))
@@ -375,7 +406,8 @@ def checks(rec: Recorder) -> None:
         "posenc.similarity.dot_profile(k, d) = sum_i cos(w_i k)",
         errors,
         tol=1e-13,
-        scope="d in {2, 128, 512}, k in {0, 1, 6, 11, 12, 100, 62832, 10^6, -12}; "
+        scope=f"d in {{2, {WIDTH}, {INPUTS['width_wide']}}}, "
+        "k in {0, 1, 6, 11, 12, 100, 62832, 10^6, -12}; "
         "absolute error vs mpmath at 40 digits",
     )
     table = posenc.sinusoidal(400, WIDTH)  # (400, 128)
@@ -386,6 +418,12 @@ def checks(rec: Recorder) -> None:
         dots - dot_profile(cols - rows, WIDTH),  # (58, 37)
         tol=1e-12,
         scope="d = 128, p in 0, 7, .., 399 and q in 0, 11, .., 396 (2,146 pairs); float64",
+    )
+    rec.exact(
+        "the figure (posenc.figures.ladder.fig_similarity_offset) is drawn at width 128",
+        inspect.signature(ladder.fig_similarity_offset).parameters["width"].default,
+        WIDTH,
+        scope="the figure's default width against the input (integer comparison)",
     )
     figure = dot_profile([10, 11, 12, 13], WIDTH).tolist()  # (4,): the figure's close-up
     pairs = list(zip(figure, (values[n] for n in (10, 11, 12, 13)), strict=True))
@@ -404,27 +442,24 @@ def checks(rec: Recorder) -> None:
     )
 
     # Step 9. Where the first rise falls at other widths. A scan of mpmath
-    # values finds it; the library's first_rise must agree. The smallest step
-    # |S(n) - S(n-1)| in the scan is far above 40-digit rounding, so the scan
-    # decides every sign.
-    found, steps, disagree = {}, [], []
-    for width in OTHER_RISES:
+    # values finds it; the library's first_rise must agree, width by width.
+    # The smallest step |S(n) - S(n-1)| in the scan is far above 40-digit
+    # rounding, so the scan decides every sign.
+    for width in OTHER_WIDTHS:
         scan = mp_profile(list(range(60)), width)
-        found[width] = next(n for n in range(1, 60) if scan[n] > scan[n - 1])
-        steps += [float(abs(scan[n] - scan[n - 1])) for n in range(1, found[width] + 1)]
-        disagree.append(float(found[width] != OTHER_RISES[width]))
-        disagree.append(float(first_rise(width) != found[width]))
-    scan_check = rec.numeric(
-        "first rise at k = "
-        + ", ".join(f"{found[n]} (d = {n})" for n in OTHER_RISES)
-        + ": mpmath scan and posenc.similarity.first_rise agree",
-        disagree,
-        tol=0,
-        scope="d in {2, 16, 64, 512}, k = 0 .. 59; mpmath at 40 digits, error = 1 per "
-        f"disagreement; smallest step seen {min(steps):.1e}",
-    )
-    for width in OTHER_RISES:
-        rec.quantity(f"rise_d{width}", found[width], show=Show(), by=scan_check)
+        found = next(n for n in range(1, 60) if scan[n] > scan[n - 1])
+        smallest = min(float(abs(scan[n] - scan[n - 1])) for n in range(1, found + 1))
+        rec.close(
+            f"d = {width}: the mpmath scan's first rise, k = {found}, is "
+            "posenc.similarity.first_rise's",
+            found,
+            first_rise(width),
+            tol=0,
+            scope=f"d = {width}, k = 0 .. 59; mpmath at 40 digits (smallest step seen "
+            f"{smallest:.1e}) against the library's float64 scan",
+            quantity=f"rise_d{width}",
+            show=Show(),
+        )
 
     # Step 10. The worked answer of the page's "Check yourself": at d = 2 the
     # only speed is w_0 = 1, so S(k) = cos k, enclosed exactly like the d = 128

@@ -15,6 +15,7 @@ Uses: 5, 8.
 
 from __future__ import annotations
 
+import inspect
 import itertools
 from fractions import Fraction
 
@@ -23,6 +24,7 @@ import numpy as np
 import sympy as sp
 
 import posenc
+from posenc.figures import extrapolation
 from proofs.kit import Check, Misreading, Recorder, Show, Witness
 
 NUMBER = 10
@@ -256,13 +258,18 @@ def checks(rec: Recorder) -> None:
             )
         per_doubling = WIDTH / 2 * mpmath.log(2) / mpmath.log(BASE)
     drops = [PARTLY_SEEN[a] - PARTLY_SEEN[c] for a, c in itertools.pairwise(LENGTHS)]
-    doubling = rec.numeric(
+    # Within one whole pair of every drop: (d/2) log_b 2 lies in
+    # [max(drops) - 1, min(drops) + 1].
+    rec.band(
         "each doubling of L drops the exact count by (d/2) log_b 2, up to one whole pair",
-        [abs(drop - float(per_doubling)) for drop in drops],
-        tol=1,
+        float(per_doubling),
+        low=max(drops) - 1,
+        high=min(drops) + 1,
         scope="d = 512, L = 512 -> 1024 -> 2048; counts exact, (d/2) log_b 2 in mpmath",
+        samples=1,
+        quantity="per_doubling",
+        show=Show(decimals=1),
     )
-    rec.quantity("per_doubling", float(per_doubling), show=Show(decimals=1), by=doubling)
     rec.exact(
         f"both doublings move the same number of pairs, {drops[0]}",
         max(drops),
@@ -392,6 +399,17 @@ def checks(rec: Recorder) -> None:
         tol=1e-12,
         scope="d = 512, positions 999,999..1,000,001, float64",
     )
+    # GPT-2's learned table has rows 0 .. 1023 (Radford et al. 2019): position
+    # 1024 has none. The sinusoidal code has a row there, of the usual length.
+    missing = INPUTS["gpt2_positions"]
+    row = posenc.sinusoidal(1, WIDTH, start=missing)[0]  # (512,): PE(1024)
+    rec.numeric(
+        f"position {missing}, the first with no row in GPT-2's table of {missing}, has a "
+        "sinusoidal row with |PE|^2 = d/2",
+        [float(row @ row - WIDTH / 2)],
+        tol=1e-12,
+        scope=f"d = 512, position {missing}, float64",
+    )
 
     # Step 8. The figure: width 64, training length 128. The pairs that have
     # seen their whole circle and those with lambda_i > L, exactly; the share
@@ -400,6 +418,21 @@ def checks(rec: Recorder) -> None:
     # landing is how far the point is on the wrong side of the seen arc's end
     # (0 when the figure's verdict holds), in mpmath.
     width, length = INPUTS["fig_width"], INPUTS["fig_length"]
+    new = {6: False, 12: False, 16: True, 24: True}  # the verdicts the figure draws
+    drawn = inspect.signature(extrapolation.fig_seen_arcs).parameters
+    rec.exact(
+        f"the figure is drawn at width {width} and L = {length}, for pairs "
+        f"{', '.join(map(str, new))}, and marks 2L = {INPUTS['fig_twice']} and "
+        f"4L = {INPUTS['fig_four_times']}",
+        int(drawn["width"].default != width)
+        + int(drawn["length"].default != length)
+        + int(tuple(drawn["pairs"].default) != tuple(new))
+        + int(INPUTS["fig_twice"] != 2 * length)
+        + int(INPUTS["fig_four_times"] != 4 * length),
+        0,
+        scope="posenc.figures.extrapolation.fig_seen_arcs's defaults against the inputs "
+        "(count of mismatches)",
+    )
     partly = count_longer_than(length, width)
     rec.exact(
         f"figure, d = 64, L = 128: {partly} pairs have lambda_i > L, the same as lambda_i > L - 1",
@@ -430,7 +463,6 @@ def checks(rec: Recorder) -> None:
             scope="d = 64, L = 128; mpmath inside exact bounds on w_i and pi",
         )
     landing = []
-    new = {6: False, 12: False, 16: True, 24: True}  # the verdicts the figure draws
     with mpmath.workdps(40):
         for index, expect_new in new.items():
             omega = mp_speed(index, width)

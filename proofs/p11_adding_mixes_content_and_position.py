@@ -32,8 +32,20 @@ USES = (1,)
 
 # The numbers this proposition chooses: the width of the figure's example and
 # of the first misreading's witness (both use the sinusoidal code of width 4),
-# and the paper's base.
-INPUTS = {"figure_width": 4, "witness_width": 4, "base": 10000}
+# the paper's base, and the largest sizes of the explicit checks: widths
+# 1 .. max_width (steps 2 and 3), block sizes 1 .. max_block (steps 4 and 5)
+# and 1 .. max_projection_block (step 6).
+INPUTS = {
+    "figure_width": 4,
+    "witness_width": 4,
+    "base": 10000,
+    "max_width": 4,
+    "max_block": 3,
+    "max_projection_block": 2,
+}
+WIDTHS = range(1, INPUTS["max_width"] + 1)
+BLOCKS = range(1, INPUTS["max_block"] + 1)
+PROJECTION_BLOCKS = range(1, INPUTS["max_projection_block"] + 1)
 
 # Symbols, declared once. The general identity is written with indexed
 # entries summed over a symbolic width n, so it holds for every width.
@@ -83,8 +95,8 @@ def scalar(expr: sp.MatrixExpr) -> sp.Matrix:
 
 
 def additive_cases():
-    """(label, score - four terms) with fully symbolic x, y, p, q and A, widths 1..4."""
-    for width in range(1, 5):
+    """(label, score - four terms) with fully symbolic x, y, p, q and A, every width of WIDTHS."""
+    for width in WIDTHS:
         x, y, p, q = (vector(name, width) for name in "xypq")
         A = matrix("A", width, width)
         four = score(x, A, y) + score(x, A, q) + score(p, A, y) + score(p, A, q)
@@ -92,8 +104,8 @@ def additive_cases():
 
 
 def cross_coefficient_cases():
-    """(label, d^2 score / dx_j dq_j' - A) for widths 1..4, the derivative left to the kit."""
-    for width in range(1, 5):
+    """(label, d^2 score / dx_j dq_j' - A) for WIDTHS, the derivative left to the kit."""
+    for width in WIDTHS:
         x, y, p, q = (vector(name, width) for name in "xypq")
         A = matrix("A", width, width)
         total = score(x + p, A, y + q)
@@ -110,9 +122,9 @@ def _blocks(mc: int, kp: int):
 
 
 def general_block_cases():
-    """(label, stacked double sum - four block terms), general blocks, sizes 1..3."""
-    for mc in range(1, 4):
-        for kp in range(1, 4):
+    """(label, stacked double sum - four block terms), general blocks, sizes BLOCKS."""
+    for mc in BLOCKS:
+        for kp in BLOCKS:
             x, y, p, q = _blocks(mc, kp)
             cc, cp = matrix("C", mc, mc), matrix("E", mc, kp)
             pc, pp = matrix("F", kp, mc), matrix("P", kp, kp)
@@ -122,9 +134,9 @@ def general_block_cases():
 
 
 def diagonal_block_cases():
-    """(label, stacked double sum with diag(A_c, A_p) - the two diagonal terms), sizes 1..3."""
-    for mc in range(1, 4):
-        for kp in range(1, 4):
+    """(label, stacked double sum with diag(A_c, A_p) - the two diagonal terms), sizes BLOCKS."""
+    for mc in BLOCKS:
+        for kp in BLOCKS:
             x, y, p, q = _blocks(mc, kp)
             a_c, a_p = matrix("C", mc, mc), matrix("P", kp, kp)
             stacked = entrywise(x.col_join(p), sp.diag(a_c, a_p), y.col_join(q))
@@ -133,10 +145,10 @@ def diagonal_block_cases():
 
 def projection_cases():
     """(label, stacked score with Wq = diag(Q_c, Q_p), Wk = diag(K_c, K_p) - the two terms)."""
-    for mc in range(1, 3):
-        for kp in range(1, 3):
-            for rc in range(1, 3):
-                for sp_ in range(1, 3):
+    for mc in PROJECTION_BLOCKS:
+        for kp in PROJECTION_BLOCKS:
+            for rc in PROJECTION_BLOCKS:
+                for sp_ in PROJECTION_BLOCKS:
                     x, y, p, q = _blocks(mc, kp)
                     q_c, k_c = matrix("Q", mc, rc), matrix("K", mc, rc)
                     q_p, k_p = matrix("S", kp, sp_), matrix("T", kp, sp_)
@@ -161,7 +173,8 @@ def checks(rec: Recorder) -> None:
     rec.instances(
         "(x+p)^T A (y+q) = the four terms, as matrices",
         additive_cases(),
-        scope="widths n = 1..4, every entry of x, y, p, q and A a real symbol",
+        scope=f"widths n = 1..{INPUTS['max_width']}, every entry of x, y, p, q and A a real "
+        "symbol",
     )
 
     # Step 3. The cross terms are A itself: the coefficient of x_a q_b in the
@@ -171,7 +184,8 @@ def checks(rec: Recorder) -> None:
     rec.instances(
         "d^2 score / (dx_j dq_j') = A_jj'",
         cross_coefficient_cases(),
-        scope="widths n = 1..4, symbolic x, y, p, q and A (SymPy differentiates)",
+        scope=f"widths n = 1..{INPUTS['max_width']}, symbolic x, y, p, q and A "
+        "(SymPy differentiates)",
     )
 
     # Step 4. Concatenation. For symbolic block sizes, SymPy's rule of block
@@ -192,7 +206,7 @@ def checks(rec: Recorder) -> None:
     rec.instances(
         "[x; p]^T diag(A_c, A_p) [y; q] = x^T A_c y + p^T A_p q, entry by entry",
         diagonal_block_cases(),
-        scope="block sizes m, k = 1..3, every entry a real symbol",
+        scope=f"block sizes m, k = 1..{INPUTS['max_block']}, every entry a real symbol",
     )
 
     # Step 5. A general A = [[A_cc, A_cp], [A_pc, A_pp]] gives four block terms;
@@ -211,7 +225,7 @@ def checks(rec: Recorder) -> None:
     rec.instances(
         "[x; p]^T A [y; q] = the four block terms, entry by entry",
         general_block_cases(),
-        scope="block sizes m, k = 1..3, every entry a real symbol",
+        scope=f"block sizes m, k = 1..{INPUTS['max_block']}, every entry a real symbol",
     )
 
     # Step 6. Where a block-diagonal A comes from in attention: A = Wq Wk^T
@@ -232,7 +246,7 @@ def checks(rec: Recorder) -> None:
     rec.instances(
         "with Wq = diag(Q_c, Q_p), Wk = diag(K_c, K_p): the two terms, entry by entry",
         projection_cases(),
-        scope="sizes m, k, r, s = 1..2, every entry a real symbol",
+        scope=f"sizes m, k, r, s = 1..{INPUTS['max_projection_block']}, every entry a real symbol",
     )
 
     # Step 7. Numeric spot check of the identity with random numbers: one
@@ -296,19 +310,37 @@ def checks(rec: Recorder) -> None:
     # page says about them is then read off.
     terms = mixing.score_terms()  # cc, cp, pc, pp: (5, 5) each
     stacked = mixing.score_terms(concatenate=True)
-    X, code = mixing._X, posenc.sinusoidal(*mixing._X.shape)  # (5, 4) each
+    X = mixing._X  # (5, 4): the figure's content vectors
+    rec.exact(
+        f"the figure's example has width {INPUTS['figure_width']}",
+        X.shape[1],
+        INPUTS["figure_width"],
+        scope="posenc.figures.mixing's content table (integer comparison)",
+    )
+    code = posenc.sinusoidal(*X.shape)  # (5, 4): the code at the figure's width
     A = mixing._WQ @ mixing._WK.T / np.sqrt(mixing._WK.shape[1])  # (4, 4)
     again = (X @ A @ X.T, X @ A @ code.T, code @ A @ X.T, code @ A @ code.T)
-    drawn = rec.numeric(
+    rec.numeric(
         "the figure's four panels are X A X^T, X A PE^T, PE A X^T and PE A PE^T",
         np.concatenate([(t - u).ravel() for t, u in zip(terms, again, strict=True)]),
         tol=1e-14,
-        scope="the figure's five tokens, width 4, A = Wq Wk^T / 2; every entry of the "
+        scope=f"the figure's five tokens, width {INPUTS['figure_width']}, A = Wq Wk^T / 2; "
+        "every entry of the "
         "four panels against NumPy products",
     )
+    # The page gives the range of the panels' largest entries: each panel's
+    # largest |entry| is compared with that of its NumPy recomputation.
     largest = [float(np.abs(t).max()) for t in terms]
-    rec.quantity("fig_largest_low", min(largest), show=Show(decimals=2), by=drawn)
-    rec.quantity("fig_largest_high", max(largest), show=Show(decimals=2), by=drawn)
+    sizes = rec.close(
+        "the largest |entry| of each of the figure's four panels, against the NumPy products'",
+        largest,
+        [float(np.abs(u).max()) for u in again],
+        tol=1e-14,
+        scope=f"the figure's five tokens, width {INPUTS['figure_width']}; one largest entry "
+        "per panel",
+    )
+    rec.quantity("fig_largest_low", min(largest), show=Show(decimals=2), by=sizes)
+    rec.quantity("fig_largest_high", max(largest), show=Show(decimals=2), by=sizes)
     the_rows = sum(int(np.count_nonzero(t[0] != t[3])) for t in terms[:2])
     rec.exact(
         'the two rows of "the" (positions 0 and 3) are equal in the two top panels',
@@ -337,20 +369,22 @@ def checks(rec: Recorder) -> None:
     # x = e_0, y = e_1, p = PE(1), q = PE(3). The cross terms are x^T q + p^T y
     # = PE(3)_0 + PE(1)_1 = sin 3 + cos 1. posenc.sinusoidal's float64 score
     # is compared with that value at 30 digits.
-    table = posenc.sinusoidal(4, INPUTS["witness_width"])  # (4, 4): positions 0..3
-    e = np.eye(4)  # (4, 4)
+    width = INPUTS["witness_width"]
+    table = posenc.sinusoidal(4, width)  # (4, width): positions 0..3
+    e = np.eye(width)  # (width, width)
     full = (e[0] + table[1]) @ (e[1] + table[3])
     separate_terms = e[0] @ e[1] + table[1] @ table[3]
     with mpmath.workdps(30):
-        cross = mpmath.sin(3) + mpmath.cos(1)
-    witness = rec.numeric(
-        "the witness: score - (content-content + position-position) = sin 3 + cos 1",
-        [float(mpmath.mpf(full - separate_terms) - cross)],
-        tol=1e-15,
-        scope="width 4, A = I, x = e_0, y = e_1, p = PE(1), q = PE(3); posenc.sinusoidal "
-        "in float64 against mpmath at 30 digits",
-    )
-    rec.quantity("witness_cross_terms", float(cross), show=Show(sig=3), by=witness)
+        rec.close(
+            "the witness: score - (content-content + position-position) = sin 3 + cos 1",
+            float(full - separate_terms),
+            mpmath.sin(3) + mpmath.cos(1),
+            tol=1e-15,
+            scope=f"width {width}, A = I, x = e_0, y = e_1, p = PE(1), q = PE(3); "
+            "posenc.sinusoidal in float64 against mpmath at 30 digits",
+            quantity="witness_cross_terms",
+            show=Show(sig=3),
+        )
 
     # Step 11. The page's "Check yourself": n = 2, A = I, x = y = (1, 0); with
     # p = q = (0, 1) the four terms are 1, 0, 0, 1 and the score 2; with
@@ -391,18 +425,21 @@ def _adding_is_separable(wit: Witness) -> None:
     # formula: the cross terms x^T q + p^T y = sin 3 + cos 1 (step 10). Were the
     # claim true, the two sides would agree to all 50 digits; a tenth is far
     # above that and far below the witness.
+    width = INPUTS["witness_width"]
+
     def pe(position: int) -> sp.Matrix:
         angles = [
-            position * sp.Integer(INPUTS["base"]) ** sp.Rational(-2 * i, 4) for i in range(2)
+            position * sp.Integer(INPUTS["base"]) ** sp.Rational(-2 * i, width)
+            for i in range(width // 2)
         ]
         return sp.Matrix([f(t) for t in angles for f in (sp.sin, sp.cos)])
 
-    x, y = sp.Matrix([1, 0, 0, 0]), sp.Matrix([0, 1, 0, 0])
-    p, q, A = pe(1), pe(3), sp.eye(4)
+    x, y = sp.eye(width)[:, 0], sp.eye(width)[:, 1]
+    p, q, A = pe(1), pe(3), sp.eye(width)
     wit.differs(
         score(x + p, A, y + q),
         score(x, A, y) + score(p, A, q),
-        at="d = 4, A = I, x = e_0, y = e_1, p = PE(1), q = PE(3)",
+        at=f"d = {width}, A = I, x = e_0, y = e_1, p = PE(1), q = PE(3)",
         margin=sp.Rational(1, 10),
         by="a tenth; the claim would leave a difference of 0",
     )

@@ -16,6 +16,7 @@ Uses: 8.
 
 from __future__ import annotations
 
+import inspect
 from fractions import Fraction
 
 import mpmath
@@ -23,6 +24,7 @@ import numpy as np
 import sympy as sp
 
 from posenc.encoding import frequencies
+from posenc.figures import rotary as rotary_figure
 from posenc.rotary import pairing_permutation, rotary, rotary_matrix
 from proofs.exact import minus, product
 from proofs.kit import Misreading, Recorder, Show, Witness, substitute
@@ -31,9 +33,13 @@ NUMBER = 12
 TITLE = "Rotary embeddings put the offset into the score"
 USES = (8,)
 
-# The numbers this proposition chooses: the paper's base, and the width of the
-# figure's query and key (posenc.figures.rotary draws pair 1 of width 8).
-INPUTS = {"base": 10000, "figure_width": 8}
+# The numbers this proposition chooses: the paper's base, the width of the
+# figure's query and key (posenc.figures.rotary draws pair 1 of width 8), and
+# the widest code of the symbolic checks (widths 2, 4, .., max_width).
+INPUTS = {"base": 10000, "figure_width": 8, "max_width": 8}
+#: What the page says the figure draws: pair 1, the query and key at (m, n) =
+#: (2, 7) and moved on by 10 to (12, 17), the scores for positions 0 .. 23.
+FIGURE = {"pair": 1, "m": 2, "n": 7, "shift": 10, "length": 24}
 
 # Symbols, declared once. Positions and angles are real numbers (integers are
 # the case that matters, but nothing below needs integrality); a pair turns at
@@ -41,7 +47,7 @@ INPUTS = {"base": 10000, "figure_width": 8}
 m, n, s, a, t = sp.symbols("m n s a t", real=True)
 w = sp.Symbol("w", positive=True)
 base = sp.Symbol("base", positive=True)
-WIDTHS = (2, 4, 6, 8)
+WIDTHS = tuple(range(2, INPUTS["max_width"] + 1, 2))
 
 
 def turn(angle: sp.Expr) -> sp.Matrix:
@@ -146,12 +152,12 @@ def checks(rec: Recorder) -> None:
             (f"d = {d}", offset_form(vector("q", d), vector("k", d), d, "interleaved"))
             for d in WIDTHS
         ),
-        scope="d = 2, 4, 6, 8; symbolic q, k (d entries each), m, n and base",
+        scope=f"d = {', '.join(map(str, WIDTHS))}; symbolic q, k (d entries each), m, n and base",
     )
     rec.instances(
         "|R(m) q| = |q| for the whole vector",
         ((f"d = {d}", rotation(m, d).T * rotation(m, d) - sp.eye(d)) for d in WIDTHS),
-        scope="d = 2, 4, 6, 8; symbolic m and base (R^T R = I entry by entry)",
+        scope=f"d = {', '.join(map(str, WIDTHS))}; symbolic m and base (R^T R = I entry by entry)",
     )
 
     # Step 4. The two pairings. Relabelling the coordinates by Pi (split halves to
@@ -171,12 +177,13 @@ def checks(rec: Recorder) -> None:
             )
             for d in WIDTHS
         ),
-        scope="d = 2, 4, 6, 8; symbolic m and base; the products with Pi evaluated by the kit",
+        scope=f"d = {', '.join(map(str, WIDTHS))}; symbolic m and base; the products with Pi "
+        "evaluated by the kit",
     )
     rec.instances(
         "<R_half(m) q, R_half(n) k> = <q, R_half(n - m) k>",
         ((f"d = {d}", offset_form(vector("q", d), vector("k", d), d, "half")) for d in WIDTHS),
-        scope="d = 2, 4, 6, 8; symbolic q, k, m, n and base",
+        scope=f"d = {', '.join(map(str, WIDTHS))}; symbolic q, k, m, n and base",
     )
 
     # Step 5. Moving weights between the pairings. A model trained with the
@@ -186,7 +193,8 @@ def checks(rec: Recorder) -> None:
     rec.instances(
         "score_half(Pi^T q, Pi^T k) = score_interleaved(q, k)",
         ((f"d = {d}", _moved_score(d)) for d in WIDTHS),
-        scope="d = 2, 4, 6, 8; symbolic q, k, m, n and base; the products evaluated by the kit",
+        scope=f"d = {', '.join(map(str, WIDTHS))}; symbolic q, k, m, n and base; the products "
+        "evaluated by the kit",
     )
 
     # Step 6. Numeric spot check of step 3 at width 8: the symbolic score, and
@@ -244,7 +252,7 @@ def checks(rec: Recorder) -> None:
         "posenc.pairing_permutation(d)[2i] = i and [2i+1] = i + d/2 (the map of Pi)",
         mismatched,
         0,
-        scope="d = 2, 4, 6, 8, 64, 4096; count of wrong indices",
+        scope=f"d = {', '.join(map(str, (*WIDTHS, 64, 4096)))}; count of wrong indices",
     )
 
     # Step 8. posenc.rotary against mpmath at 50 digits, including positions far
@@ -322,7 +330,20 @@ def checks(rec: Recorder) -> None:
     # (12, 17): both times the angle between them is 5 w_1 = 1/2 radian.
     # The library's speed is compared with the exact 1/10.
     width = INPUTS["figure_width"]
-    speed = speeds(width)[1].subs(base, INPUTS["base"])  # exact: 10000^(-1/4)
+    drawn = inspect.signature(rotary_figure.fig_rotary_score).parameters
+    rec.exact(
+        f"the figure draws pair {FIGURE['pair']} of a width-{width} query and key at "
+        f"({FIGURE['m']}, {FIGURE['n']}) and ({FIGURE['m'] + FIGURE['shift']}, "
+        f"{FIGURE['n'] + FIGURE['shift']}), scores for positions 0 .. {FIGURE['length'] - 1}",
+        int(rotary_figure._Q.size != width)
+        + int(rotary_figure._K.size != width)
+        + int(rotary_figure._PAIR != FIGURE["pair"])
+        + sum(int(drawn[key].default != FIGURE[key]) for key in ("m", "n", "shift", "length")),
+        0,
+        scope="posenc.figures.rotary: the query's and key's widths, the pair drawn and "
+        "fig_rotary_score's defaults (count of mismatches)",
+    )
+    speed = speeds(width)[FIGURE["pair"]].subs(base, INPUTS["base"])  # exact: 10000^(-1/4)
     rec.exact(
         "at width 8 and base 10000, pair 1 turns at w_1 = 1/10 radian per position",
         speed,
@@ -339,7 +360,7 @@ def checks(rec: Recorder) -> None:
     )
     rec.exact(
         "the figure's query and key, at (2, 7) and at (12, 17), meet at 5 w_1 = 1/2 radian",
-        (7 - 2) * speed,
+        (FIGURE["n"] - FIGURE["m"]) * speed,
         sp.Rational(1, 2),
         scope="d = 8, pair 1, base 10000, exact",
         quantity="figure_offset_angle",
@@ -351,20 +372,21 @@ def checks(rec: Recorder) -> None:
     # (m, n) = (3, 5), (10, 12) and (5, 3) are compared with -sin 2, -sin 2 and
     # sin 2 at 30 digits.
     one, other = np.array([[1.0, 0.0]]), np.array([[0.0, 1.0]])  # (1, 2) each
+    worked = [
+        float((rotary(one, [p_q]) @ rotary(other, [p_k]).T)[0, 0])
+        for p_q, p_k in ((3, 5), (10, 12), (5, 3))
+    ]
     with mpmath.workdps(30):
         sin_two = mpmath.sin(2)
-        worked = []
-        for p_q, p_k in ((3, 5), (10, 12), (5, 3)):
-            got = float((rotary(one, [p_q]) @ rotary(other, [p_k]).T)[0, 0])
-            worked.append(float(mpmath.mpf(got) + mpmath.sin(p_k - p_q)))
-    example = rec.numeric(
-        "d = 2, q = (1, 0), k = (0, 1): posenc.rotary's score is -sin(n - m) "
-        "at (3, 5), (10, 12) and (5, 3)",
-        worked,
-        tol=1e-15,
-        scope="d = 2, base 10000 (w_0 = 1); against mpmath at 30 digits",
-    )
-    rec.quantity("sin_two", float(sin_two), show=Show(sig=4), by=example)
+        example = rec.close(
+            "d = 2, q = (1, 0), k = (0, 1): posenc.rotary's score is -sin 2 at (3, 5) and "
+            "(10, 12), and sin 2 at (5, 3)",
+            worked,
+            [-sin_two, -sin_two, sin_two],
+            tol=1e-15,
+            scope="d = 2, base 10000 (w_0 = 1); posenc.rotary against mpmath at 30 digits",
+        )
+    rec.quantity("sin_two", worked[2], show=Show(sig=4), by=example)
 
 
 def _moved_score(width: int) -> sp.Expr:
@@ -397,7 +419,7 @@ def _pairings_interchangeable(wit: Witness) -> None:
     wit.differs(
         substitute(score(q, k, 4, "interleaved"), point),
         substitute(score(q, k, 4, "half"), point),
-        at="d = 4, base = 10000, q = e_0, k = e_1, m = 0, n = 1",
+        at=f"d = 4, base = {INPUTS['base']}, q = e_0, k = e_1, m = 0, n = 1",
         margin=MARGIN,
         by=BY,
     )
@@ -440,7 +462,7 @@ def _permutation_backwards(wit: Witness) -> None:
     wit.differs(
         substitute(rotation(m, 6, "half") * x, point),
         substitute(wrong * x, point),
-        at="d = 6, base = 10000, m = 1, x = e_0",
+        at=f"d = 6, base = {INPUTS['base']}, m = 1, x = e_0",
         margin=MARGIN,
         by=BY,
     )

@@ -26,11 +26,14 @@ Uses: 5, 6, 9.
 
 from __future__ import annotations
 
+import inspect
+
 import mpmath
 import numpy as np
 import sympy as sp
 
 from posenc import conventions
+from posenc.figures import conventions as conventions_figure
 from proofs.exact import minus, product
 from proofs.kit import Misreading, Recorder, Show, Witness, substitute
 
@@ -39,9 +42,22 @@ TITLE = "Library conventions are the same ladder in other clothes"
 USES = (5, 6, 9)
 
 # The numbers this proposition chooses: the base of every library's default
-# (max_timescale, max_wavelength), and the width and length of the figure's
-# table (posenc.figures.conventions draws width 8, positions 0..23).
-INPUTS = {"base": 10000, "figure_width": 8, "figure_positions": 24}
+# (max_timescale, max_wavelength), the width and length of the figure's
+# table (posenc.figures.conventions draws width 8, positions 0..23), and the
+# widest code of each family of symbolic checks: the rows and Pi^T Pi = I
+# (widths 1 .. rows_max_width), the dot products and the embedding identity
+# (even widths 2 .. dots_max_width and 2 .. embedding_max_width).
+INPUTS = {
+    "base": 10000,
+    "figure_width": 8,
+    "figure_positions": 24,
+    "rows_max_width": 10,
+    "dots_max_width": 8,
+    "embedding_max_width": 6,
+}
+ROW_WIDTHS = range(1, INPUTS["rows_max_width"] + 1)
+DOT_WIDTHS = range(2, INPUTS["dots_max_width"] + 1, 2)
+EMBEDDING_WIDTHS = range(2, INPUTS["embedding_max_width"] + 1, 2)
 
 # Symbols, declared once. Positions are real; the base (largest timescale) b and
 # tensor2tensor's smallest timescale m are positive; h is the number of pairs and
@@ -184,9 +200,10 @@ def checks(rec: Recorder) -> None:
                 f"d = {d}",
                 minus(concatenated(pos, d), product(permutation_matrix(d), interleaved(pos, d))),
             )
-            for d in range(1, 11)
+            for d in ROW_WIDTHS
         ),
-        scope="widths d = 1..10 (odd d: ceil(d/2) sines, floor(d/2) cosines); "
+        scope=f"widths d = 1..{INPUTS['rows_max_width']} (odd d: ceil(d/2) sines, floor(d/2) "
+        "cosines); "
         "symbolic pos and speeds; the product evaluated by the kit",
     )
     rec.exact(
@@ -266,18 +283,18 @@ def checks(rec: Recorder) -> None:
                 f"d = {d}",
                 minus(product(permutation_matrix(d).T, permutation_matrix(d)), sp.eye(d)),
             )
-            for d in range(1, 11)
+            for d in ROW_WIDTHS
         ),
-        scope="widths d = 1..10; the product evaluated by the kit",
+        scope=f"widths d = 1..{INPUTS['rows_max_width']}; the product evaluated by the kit",
     )
     for layout, code in (("concatenated", concatenated), ("interleaved", interleaved)):
         rec.instances(
             f"{layout}(pos) . {layout}(q) = sum_i cos((pos - q) w_i), the same in both layouts",
             (
                 (f"d = {d}", (code(pos, d).T * code(q, d))[0] - closed_form(pos, q, d))
-                for d in (2, 4, 6, 8)
+                for d in DOT_WIDTHS
             ),
-            scope="widths d = 2, 4, 6, 8; symbolic pos, q and speeds",
+            scope=f"widths d = {', '.join(map(str, DOT_WIDTHS))}; symbolic pos, q and speeds",
         )
     rec.identity(
         "one pair: sin a sin c + cos a cos c = cos(a - c)",
@@ -292,8 +309,9 @@ def checks(rec: Recorder) -> None:
     # are permuted with it.
     rec.instances(
         "e + Pi p = Pi (Pi^T e + p)",
-        ((f"d = {d}", _ported(d)) for d in (2, 4, 6)),
-        scope="widths d = 2, 4, 6; symbolic embedding e, pos and speeds; "
+        ((f"d = {d}", _ported(d)) for d in EMBEDDING_WIDTHS),
+        scope=f"widths d = {', '.join(map(str, EMBEDDING_WIDTHS))}; symbolic embedding e, pos "
+        "and speeds; "
         "the products evaluated by the kit",
     )
 
@@ -461,32 +479,35 @@ def checks(rec: Recorder) -> None:
     # each is compared with its closed form, 2 pi 10000^(2i/8) and
     # 2 pi 10000^(i/3), at 30 digits.
     width, base_value = INPUTS["figure_width"], sp.Integer(INPUTS["base"])
+    drawn = inspect.signature(conventions_figure.fig_library_conventions).parameters
+    rec.exact(
+        f"the figure draws width {width} and positions 0..{INPUTS['figure_positions'] - 1}",
+        int(drawn["width"].default != width)
+        + int(drawn["length"].default != INPUTS["figure_positions"]),
+        0,
+        scope="posenc.figures.conventions.fig_library_conventions's defaults against the "
+        "inputs (count of mismatches)",
+    )
     half = width // 2
-    rungs = {}
-    ladder_errors = []
-    for name, exponent in (
-        ("paper", sp.Rational(2, width)),
-        ("whisper", sp.Rational(1, half - 1)),
+    for name, label, exponent, written in (
+        ("paper", "paper", sp.Rational(2, width), f"2i/{width}"),
+        ("whisper", "stretched", sp.Rational(1, half - 1), f"i/{half - 1}"),
     ):
         kinds, rates = conventions.columns(name, width)
-        drawn = 2 * np.pi / rates[np.array(kinds) == "sin"]  # (h,) float64
-        exact = [2 * sp.pi * base_value ** (exponent * step) for step in range(half)]
-        rungs[name] = [float(sp.N(value, 30)) for value in exact]
-        ladder_errors += [
-            float(sp.N(got / value - 1, 30)) for got, value in zip(drawn, exact, strict=True)
-        ]
-    ladders = rec.numeric(
-        "the figure's two ladders at width 8 are 2 pi 10000^(2i/8) and 2 pi 10000^(i/3)",
-        ladder_errors,
-        tol=1e-15,
-        scope="d = 8, base 10000, the four pairs of each ladder; posenc.conventions.columns "
-        "against SymPy at 30 digits, relative error",
-    )
-    # The last rung of the (h-1) ladder is 2 pi 10000, stated below as two_pi_base.
-    for name, label in (("paper", "paper"), ("whisper", "stretched")):
-        for step, value in enumerate(rungs[name][:-1] if name == "whisper" else rungs[name]):
+        rungs = (2 * np.pi / rates[np.array(kinds) == "sin"]).tolist()  # (h,) float64
+        ladder = rec.close(
+            f"the figure's {label} ladder at width {width} is 2 pi {base_value}^({written}), "
+            "rung by rung",
+            rungs,
+            [2 * sp.pi * base_value ** (exponent * step) for step in range(half)],
+            tol=1e-10,
+            scope=f"d = {width}, base {base_value}, the {half} pairs; posenc.conventions.columns "
+            "against the closed form at 50 digits (absolute error; no rung exceeds 2 pi 10^4)",
+        )
+        # The last rung of the (h-1) ladder is 2 pi 10000, stated below as two_pi_base.
+        for step, value in enumerate(rungs[:-1] if name == "whisper" else rungs):
             show = Show(decimals=2) if value < 100 else Show(decimals=0)  # as the figure labels
-            rec.quantity(f"fig_{label}_{step}", value, show=show, by=ladders)
+            rec.quantity(f"fig_{label}_{step}", value, show=show, by=ladder)
     rec.exact(
         "at width 8 the paper's ladder climbs by 10000^(2/8) = 10 per pair",
         base_value ** sp.Rational(2, width),
@@ -495,42 +516,62 @@ def checks(rec: Recorder) -> None:
         quantity="paper_step_d8",
         show=Show(),
     )
-    with mpmath.workdps(30):
-        cube_root = mpmath.cbrt(INPUTS["base"])  # 10000^(1/3)
-        two_pi_base = 2 * mpmath.pi * INPUTS["base"]
-        paper_top_d6 = 2 * mpmath.pi * mpmath.power(INPUTS["base"], mpmath.mpf(4) / 6)
+    cube_root = sp.cbrt(base_value)  # 10000^(1/3), evaluated by the kit at 50 digits
     kinds, rates = conventions.columns("whisper", width)
-    steps = rates[: half - 1] / rates[1:half]  # (h - 1,): ratio of neighbouring wavelengths
-    climb = rec.numeric(
+    steps = (rates[: half - 1] / rates[1:half]).tolist()  # (h - 1,): neighbouring wavelengths
+    climb = rec.close(
         "at width 8 the (h-1) ladder climbs by 10000^(1/3) per pair",
-        [float(mpmath.mpf(float(v)) / cube_root - 1) for v in steps],
-        tol=1e-15,
-        scope="d = 8, base 10000, the three steps; posenc.conventions.columns against mpmath, "
-        "relative error",
+        steps,
+        [cube_root] * len(steps),
+        tol=1e-13,
+        scope="d = 8, base 10000, the three steps; posenc.conventions.columns against the "
+        "closed form at 50 digits (absolute error; the steps are near 21.5)",
     )
-    rec.quantity("stretched_step_d8", float(cube_root), show=Show(sig=3), by=climb)
+    rec.quantity("stretched_step_d8", steps[0], show=Show(sig=3), by=climb)
 
-    # The page's "Check yourself", at width 6: the (h-1) ladder ends at
-    # 2 pi 10000, the paper's at 2 pi 10000^(4/6), a factor 10000^(1/3) apart.
-    # The library's slowest wavelengths are compared with those values.
+    # The page's "Check yourself", at width 6: column 4 of the concatenated
+    # layout holds the paper's column 3; the (h-1) ladder ends at 2 pi 10000,
+    # the paper's at 2 pi 10000^(4/6), a factor 10000^(1/3) apart. The
+    # library's column map and slowest wavelengths are compared with those
+    # values, each number the answer shows by its own check.
+    rec.exact(
+        "width 6: posenc.conventions.concatenated_order puts the paper's column 3 "
+        "(cos w_1) at column 4",
+        int(conventions.concatenated_order(6)[4]),
+        3,
+        scope="d = 6, column 4 (integer comparison)",
+    )
     _, paper6 = conventions.columns("paper", 6)
     _, stretched6 = conventions.columns("whisper", 6)
     top_paper, top_stretched = 2 * np.pi / paper6[-1], 2 * np.pi / stretched6[-1]
-    tops = rec.numeric(
-        "width 6: slowest wavelengths 2 pi 10000 ((h-1) exponent) and 2 pi 10000^(4/6) "
-        "(the paper's), a factor 10000^(1/3) apart",
-        [
-            float(mpmath.mpf(top_stretched) / two_pi_base - 1),
-            float(mpmath.mpf(top_paper) / paper_top_d6 - 1),
-            float(mpmath.mpf(top_stretched / top_paper) / cube_root - 1),
-        ],
-        tol=1e-15,
-        scope="d = 6, base 10000; posenc.conventions.columns against mpmath at 30 digits, "
-        "relative error",
+    scope = "d = 6, base 10000; posenc.conventions.columns against the closed form at 50 digits"
+    rec.close(
+        "width 6: the slowest wavelength of the (h-1) ladder is 2 pi 10000",
+        float(top_stretched),
+        2 * sp.pi * base_value,
+        tol=1e-10,
+        scope=scope + " (absolute error, near 6.3 10^4)",
+        quantity="two_pi_base",
+        show=Show(decimals=0),
     )
-    rec.quantity("two_pi_base", float(two_pi_base), show=Show(decimals=0), by=tops)
-    rec.quantity("paper_top_d6", float(paper_top_d6), show=Show(decimals=0), by=tops)
-    rec.quantity("short_factor_d6", float(cube_root), show=Show(sig=3), by=tops)
+    rec.close(
+        "width 6: the paper's slowest wavelength is 2 pi 10000^(4/6)",
+        float(top_paper),
+        2 * sp.pi * base_value ** sp.Rational(4, 6),
+        tol=1e-11,
+        scope=scope + " (absolute error, near 2.9 10^3)",
+        quantity="paper_top_d6",
+        show=Show(decimals=0),
+    )
+    rec.close(
+        "width 6: the two slowest wavelengths are a factor 10000^(1/3) apart",
+        float(top_stretched / top_paper),
+        cube_root,
+        tol=1e-13,
+        scope=scope + " (absolute error, near 21.5)",
+        quantity="short_factor_d6",
+        show=Show(sig=3),
+    )
 
     # The first misreading's example, at width 4 and position 1: tensor2tensor's
     # row is (sin 1, sin(1/10000), cos 1, cos(1/10000)), the paper's
@@ -550,19 +591,41 @@ def checks(rec: Recorder) -> None:
         t2t_row.append(mpmath.cos(mpmath.mpf(1) / 10000))
         paper_row = [mpmath.sin(1), mpmath.cos(1), mpmath.sin(mpmath.mpf(1) / 100)]
         paper_row.append(mpmath.cos(mpmath.mpf(1) / 100))
+        got = {name: conventions.table(name, 2, 4)[1] for name in ("tensor2tensor", "paper")}
         rows = [
             float(mpmath.mpf(float(v)) - e)
-            for table, row in (("tensor2tensor", t2t_row), ("paper", paper_row))
-            for v, e in zip(conventions.table(table, 2, 4)[1], row, strict=True)
+            for name, row in (("tensor2tensor", t2t_row), ("paper", paper_row))
+            for v, e in zip(got[name], row, strict=True)
         ]
-    example = rec.numeric(
-        "position 1, width 4: tensor2tensor's row and the paper's, entry by entry",
-        rows,
-        tol=2.0**-24,
-        scope="posenc.conventions.table rows (float32 and float64) against mpmath at 30 digits",
-    )
-    rec.quantity("t2t_second_entry", float(t2t_row[1]), show=Show(sig=1), by=example)
-    rec.quantity("cos_one", float(paper_row[1]), show=Show(sig=4), by=example)
+        rec.numeric(
+            "position 1, width 4: tensor2tensor's row and the paper's, entry by entry",
+            rows,
+            tol=2.0**-24,
+            scope="posenc.conventions.table rows (float32 and float64) against mpmath at "
+            "30 digits",
+        )
+        # The two entries the page shows, each against its value: a float32
+        # entry near 10^-4 is within 4e-12 (half its ulp) of the value it
+        # rounds; a float64 entry near 0.54 within 6e-17.
+        rec.close(
+            "position 1, width 4: tensor2tensor's second entry is sin(1/10000)",
+            float(got["tensor2tensor"][1]),
+            t2t_row[1],
+            tol=4e-12,
+            scope="posenc.conventions.table('tensor2tensor') (float32) against mpmath at "
+            "30 digits",
+            quantity="t2t_second_entry",
+            show=Show(sig=1),
+        )
+        rec.close(
+            "position 1, width 4: the paper's second entry is cos 1",
+            float(got["paper"][1]),
+            paper_row[1],
+            tol=1e-16,
+            scope="posenc.conventions.table('paper') (float64) against mpmath at 30 digits",
+            quantity="cos_one",
+            show=Show(sig=4),
+        )
 
 
 def _entry(kind: str, angle: mpmath.mpf) -> mpmath.mpf:

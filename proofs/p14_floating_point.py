@@ -42,14 +42,9 @@ w = sp.Symbol("w", positive=True)
 delta = sp.Symbol("delta", real=True)
 a, c = sp.symbols("a c", real=True)
 
-# The formats, as (name, p, the limit FACTS states).
-FORMATS = (("bfloat16", 8, 256), ("float16", 11, 2048), ("float32", 24, 2**24))
-WIDTH = 512  # the measurements are at the paper's base width
-DIGITS = 30  # mpmath's working precision for every true value below
-
 # What the proposition chooses rather than computes: a page may type these.
 INPUTS = {
-    "d": WIDTH,
+    "d": 512,
     "base": 10000,
     "position_1e3": 1000,
     "position_1e4": 10**4,
@@ -61,6 +56,12 @@ INPUTS = {
     "sampled_100": 100,  # the small positions of Step 5
     "sampled_300": 300,
 }
+
+# The formats, as (name, p, the limit FACTS states).
+FORMATS = (("bfloat16", 8, 256), ("float16", 11, 2048), ("float32", 24, 2**24))
+WIDTH = INPUTS["d"]  # the measurements are at the paper's base width
+BASE = INPUTS["base"]
+DIGITS = 30  # mpmath's working precision for every true value below
 
 
 def first_inexact_integer(name: str, stop: int) -> int:
@@ -98,7 +99,7 @@ def bfloat16_exact(x: Fraction) -> Fraction | float:
 
 
 def exact_speeds(width: int) -> list[mpmath.mpf]:
-    return [mpmath.power(10000, mpmath.mpf(-2 * i) / width) for i in range(width // 2)]
+    return [mpmath.power(BASE, mpmath.mpf(-2 * i) / width) for i in range(width // 2)]
 
 
 def errors(rows: np.ndarray, positions, speeds) -> tuple[list[float], int, int]:
@@ -131,9 +132,13 @@ def tutorial_rows(positions) -> np.ndarray:
     return np.concatenate([tutorial_row(int(n)) for n in positions])  # (n, 512) float32
 
 
-SMALL = [100, 300, 1000]
-MIDDLE = np.unique(np.round(np.logspace(4, 5, 12)).astype(np.int64))  # 10^4 .. 10^5
-NEAR_A_MILLION = 10**6 + 37 * np.arange(8)  # 10^6 .. 10^6 + 259
+SMALL = [INPUTS["sampled_100"], INPUTS["sampled_300"], INPUTS["position_1e3"]]
+MIDDLE = np.unique(  # 12 positions log-spaced from 10^4 to 10^5
+    np.round(
+        np.logspace(math.log10(INPUTS["position_1e4"]), math.log10(INPUTS["position_1e5"]), 12)
+    ).astype(np.int64)
+)
+NEAR_A_MILLION = INPUTS["position_1e6"] + 37 * np.arange(8)  # 10^6 .. 10^6 + 259
 
 
 def checks(rec: Recorder) -> None:
@@ -281,7 +286,8 @@ def checks(rec: Recorder) -> None:
         low=2e-5,
         high=5e-4,
         samples=len(small),
-        scope="width 512, all columns, positions 100, 300, 1000; mpmath 30 digits",
+        scope=f"width {WIDTH}, all columns, positions {', '.join(map(str, SMALL))}; "
+        "mpmath 30 digits",
         quantity="tutorial_error_1e3",
         show=Show(sig=2),
     )
@@ -293,7 +299,8 @@ def checks(rec: Recorder) -> None:
         low=2e-3,
         high=5e-2,
         samples=len(middle),
-        scope="width 512, all columns, 12 positions log-spaced in [10^4, 10^5]; mpmath",
+        scope=f"width {WIDTH}, all columns, {len(MIDDLE)} positions log-spaced in "
+        f"[{MIDDLE[0]}, {MIDDLE[-1]}]; mpmath",
         quantity="tutorial_error_1e5",
         show=Show(sig=2),
     )
@@ -304,7 +311,8 @@ def checks(rec: Recorder) -> None:
         low=2e-2,
         high=0.5,
         samples=len(large),
-        scope="width 512, all columns, positions 10^6 + 37 j, j = 0..7; mpmath",
+        scope=f"width {WIDTH}, all columns, positions {NEAR_A_MILLION[0]} + 37 j, j = 0..7; "
+        "mpmath",
         quantity="tutorial_error_1e6",
         show=Show(sig=2),
     )
@@ -341,7 +349,8 @@ def checks(rec: Recorder) -> None:
         low=1e-11,
         high=1e-9,
         samples=len(float64_errors),
-        scope="width 512, all columns, positions 10^6 + 37 j; float64 angles pos * w",
+        scope=f"width {WIDTH}, all columns, positions {NEAR_A_MILLION[0]} + 37 j; float64 "
+        "angles pos * w",
         quantity="float64_error_1e6",
         show=Show(sig=1),
     )
@@ -351,13 +360,13 @@ def checks(rec: Recorder) -> None:
     exp_ulps, pow_ulps, worst_512 = [], [], (0, -1.0, 0.0)
     for width in (64, 128, 256, 512, 1024, 2048, 4096):
         two_i = np.arange(0, width, 2)  # (d/2,)
-        via_exp = np.exp(two_i * (-math.log(10000.0) / width))  # (d/2,) float64
-        via_pow = np.power(10000.0, -two_i / width)  # (d/2,) float64
+        via_exp = np.exp(two_i * (-math.log(float(BASE)) / width))  # (d/2,) float64
+        via_pow = np.power(float(BASE), -two_i / width)  # (d/2,) float64
         for index, true_speed in enumerate(exact_speeds(width)):
             spacing64 = math.ulp(float(true_speed))
             exp_ulps.append(float(abs(via_exp[index] - true_speed)) / spacing64)
             pow_ulps.append(float(abs(via_pow[index] - true_speed)) / spacing64)
-            if width == 512 and exp_ulps[-1] > worst_512[1]:
+            if width == WIDTH and exp_ulps[-1] > worst_512[1]:
                 worst_512 = (index, exp_ulps[-1], float(via_exp[index]))
     rec.band(
         "float64 frequencies via exp and log: the worst is several ulp off (between 5 and 50)",
@@ -379,28 +388,29 @@ def checks(rec: Recorder) -> None:
     )
     index, _, value = worst_512
     rec.exact(
-        "at d = 512 the worst exp/log frequency is at least 5 whole ulps off",
-        _whole_ulps(512, index, value),
+        f"at d = {WIDTH} the worst exp/log frequency is at least 5 whole ulps off",
+        _whole_ulps(WIDTH, index, value),
         5,
         relation=">=",
-        scope=f"d = 512, i = {index}; rational powers compared exactly",
+        scope=f"d = {WIDTH}, i = {index}; rational powers compared exactly",
         quantity="exp_log_whole_ulps_512",
         show=Show(),
     )
-    two_i = np.arange(0, 768, 2)
-    via_pow = np.power(10000.0, -two_i / 768)
+    odd_width = INPUTS["width_768"]
+    two_i = np.arange(0, odd_width, 2)
+    via_pow = np.power(float(BASE), -two_i / odd_width)
     ulps_768 = [
         float(abs(via_pow[n] - true_speed)) / math.ulp(float(true_speed))
-        for n, true_speed in enumerate(exact_speeds(768))
+        for n, true_speed in enumerate(exact_speeds(odd_width))
     ]
     rec.band(
-        "when 2i/d itself is rounded (d = 768), the power is off by more than one ulp, "
+        f"when 2i/d itself is rounded (d = {odd_width}), the power is off by more than one ulp, "
         "but by fewer than 10",
         max(ulps_768),
         low=1.0,
         high=10.0,
         samples=len(ulps_768),
-        scope="d = 768, every pair; in ulps, mpmath 30 digits",
+        scope=f"d = {odd_width}, every pair; in ulps, mpmath 30 digits",
         quantity="power_worst_ulps_768",
         show=Show(sig=2, rounding="up"),
     )
@@ -429,10 +439,17 @@ def checks(rec: Recorder) -> None:
     # Step 8. Check yourself: positions 0..4095 stored in float16. Counted
     # directly, and by the argument: 0..2048 exact (2049 values), the even
     # positions 2050..4094 exact (1023 more), and 4095 rounding up to 4096.
-    stored = np.arange(4096).astype(np.float16)
+    context, last = INPUTS["context"], INPUTS["last_position"]
+    rec.exact(
+        f"the last position of a {context}-token context, counted from 0, is {last}",
+        last,
+        context - 1,
+        scope="positions 0 .. context - 1",
+    )
+    stored = np.arange(context).astype(np.float16)
     distinct = len(set(stored.tolist()))
     exact_low = 2**11 + 1
-    evens = (4094 - 2050) // 2 + 1
+    evens = (last - 1 - 2050) // 2 + 1  # 2050, 2052, .., last - 1 (last is odd)
     rec.exact(
         "exact from 0 to 2048: 2^11 + 1 values",
         exact_low,
@@ -442,26 +459,32 @@ def checks(rec: Recorder) -> None:
         show=Show(),
     )
     rec.exact(
-        "the even positions 2050..4094 are exact: (4094 - 2050)/2 + 1 values",
+        f"the even positions 2050..{last - 1} are exact: ({last - 1} - 2050)/2 + 1 values",
         sum(int(x) == n for n, x in enumerate(stored.astype(np.int64).tolist()) if n > 2048),
         evens,
-        scope="float16, positions 2049..4095",
+        scope=f"float16, positions 2049..{last}",
         quantity="float16_even_values",
         show=Show(),
     )
     rec.exact(
-        "positions 0..4095 in float16 take 2049 + 1023 + 1 distinct values",
+        f"the last position, {last}, rounds up to {context} in float16",
+        int(stored[last]),
+        context,
+        scope=f"float16({last}), converted by NumPy",
+    )
+    rec.exact(
+        f"positions 0..{last} in float16 take 2049 + 1023 + 1 distinct values",
         distinct,
         exact_low + evens + 1,
-        scope="every position 0..4095, converted by NumPy",
+        scope=f"every position 0..{last}, converted by NumPy",
         quantity="float16_distinct_4096",
         show=Show(),
     )
     rec.exact(
         "so that many positions have lost a code of their own",
-        4096 - distinct,
+        context - distinct,
         evens,
-        scope="4096 positions minus the distinct values",
+        scope=f"{context} positions minus the distinct values",
         quantity="float16_lost_4096",
         show=Show(),
     )
@@ -509,14 +532,14 @@ def _float32_is_accurate(wit: Witness) -> None:
     with mpmath.workdps(DIGITS):
         _, where, col = errors(tutorial_rows(NEAR_A_MILLION), NEAR_A_MILLION, exact_speeds(WIDTH))
     value = tutorial_row(where)[0, col]
-    angle = where * sp.Integer(10000) ** sp.Rational(-2 * (col // 2), WIDTH)
+    angle = where * sp.Integer(BASE) ** sp.Rational(-2 * (col // 2), WIDTH)
     true = sp.sin(angle) if col % 2 == 0 else sp.cos(angle)
     # Every entry lies in [-1, 1], where a float32 ulp is at most that of 1.
     spacing = sp.Rational(float(precision.ulp(1.0, "float32")))
     wit.differs(
         sp.Rational(float(value)),
         true,
-        at=f"pos = {where}, column {col}, width 512",
+        at=f"pos = {where}, column {col}, width {WIDTH}",
         margin=100 * spacing,
         by="100 float32 ulps of 1: no float32-accurate entry in [-1, 1] is that far off",
     )

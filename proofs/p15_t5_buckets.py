@@ -25,7 +25,9 @@ Uses: 1.
 
 from __future__ import annotations
 
+import inspect
 import math
+from bisect import bisect_right
 from fractions import Fraction
 from typing import NamedTuple
 
@@ -33,6 +35,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from posenc.figures import fig_t5_buckets
 from posenc.relative import t5_bucket
 from proofs.exact import minus, product
 from proofs.kit import Misreading, Recorder, Show, Witness
@@ -52,6 +55,7 @@ INPUTS = {
     "figure_reach": 160,  # the figure's offsets, -160..160 (posenc.figures.buckets)
 }
 REACH = INPUTS["reach"]  # every offset -REACH .. REACH is checked, 16 times max_distance
+BUCKETS, TOP = INPUTS["num_buckets"], INPUTS["max_distance"]  # T5's own configuration
 HUGE = (10**6, 2**40, 2**62)  # and a few far beyond any context
 
 
@@ -74,10 +78,11 @@ class Config(NamedTuple):
         return self.half // 2
 
 
-T5 = Config("bidirectional 32/128", True, 32, 128)
-T5_CAUSAL = Config("causal 32/128", False, 32, 128)
-WIDE = Config("bidirectional 64/128", True, 64, 128)
-FAR = Config("bidirectional 32/256", True, 32, 256)
+WIDE_BUCKETS, FAR_TOP = INPUTS["num_buckets_64"], INPUTS["max_distance_256"]  # for contrast
+T5 = Config(f"bidirectional {BUCKETS}/{TOP}", True, BUCKETS, TOP)
+T5_CAUSAL = Config(f"causal {BUCKETS}/{TOP}", False, BUCKETS, TOP)
+WIDE = Config(f"bidirectional {WIDE_BUCKETS}/{TOP}", True, WIDE_BUCKETS, TOP)
+FAR = Config(f"bidirectional {BUCKETS}/{FAR_TOP}", True, BUCKETS, FAR_TOP)
 CONFIGS = (T5, T5_CAUSAL, WIDE, FAR)
 
 # Symbols, declared once: a distance n > 0; the powers of two e = 2^s, M = 2^t
@@ -127,6 +132,19 @@ def starts(cfg: Config) -> list[int]:
         root, whole = sp.integer_nthroot(power, a_)
         found.append(int(root) if whole else int(root) + 1)
     return found
+
+
+def from_edges(distance: int, cfg: Config, upper: int) -> int:
+    """The bucket of a distance read off the integer roots of ``starts`` alone.
+
+    ``upper`` is the half the page puts the offset in (h for a key after the query
+    in the encoder, 0 otherwise). Below e the bucket is the distance; from e on it
+    is e + q for the last root roots[q] <= distance. Neither the formula's
+    bit lengths nor the library are used.
+    """
+    if distance < cfg.exact:
+        return upper + distance
+    return upper + cfg.exact + bisect_right(starts(cfg), distance) - 1
 
 
 def library(offsets: list[int], cfg: Config) -> list[int]:
@@ -253,27 +271,46 @@ def checks(rec: Recorder) -> None:
 
     # Step 5. Which distances share a bucket. The first distance of each
     # logarithmic bucket, from the integer formula over 0..2048, equals the
-    # integer root of ``starts``; so does the library's. The names bound
-    # here are the page's table.
+    # integer root of ``starts``; so does the library's. The page's tables are
+    # then checked edge by edge: the first and the last distance of each bucket,
+    # scanned from posenc.relative.t5_bucket, against the integer roots.
     for cfg, tag in ((T5, "bi"), (T5_CAUSAL, "causal"), (WIDE, "wide"), (FAR, "far")):
         e, h = cfg.exact, cfg.half
         roots = starts(cfg)
         mine = first_distance_of(cfg, past(cfg))
-        theirs = first_distance_of(cfg, library([-d for d in range(REACH + 1)], cfg))
+        scanned = library([-d for d in range(REACH + 1)], cfg)  # by distance 0..REACH
+        theirs = first_distance_of(cfg, scanned)
         bad = sum(
             int(mine.get(e + q) != r) + int(theirs.get(e + q) != r) for q, r in enumerate(roots)
         )
-        check = rec.exact(
+        rec.exact(
             f"{cfg.name}: bucket e + q begins at ceil(2^((a s + q c) / a)), formula and library",
             bad,
             0,
             scope=f"buckets {e}..{h - 1}; first distance among 0..2048 (count of mismatches)",
         )
         if cfg in (T5, T5_CAUSAL):
+            last = {value: distance for distance, value in enumerate(scanned)}
             for q, r in enumerate(roots):
-                rec.quantity(f"{tag}_start_{e + q}", r, show=Show(), by=check)
+                rec.exact(
+                    f"{cfg.name}: bucket {e + q} begins at distance {r}",
+                    theirs.get(e + q, -1),
+                    r,
+                    scope="least distance 0..2048 in that bucket (posenc.relative.t5_bucket) "
+                    "against the integer root of step 3",
+                    quantity=f"{tag}_start_{e + q}",
+                    show=Show(),
+                )
                 if q + 1 < len(roots):
-                    rec.quantity(f"{tag}_end_{e + q}", roots[q + 1] - 1, show=Show(), by=check)
+                    rec.exact(
+                        f"{cfg.name}: bucket {e + q} ends at distance {roots[q + 1] - 1}",
+                        last.get(e + q, -1),
+                        roots[q + 1] - 1,
+                        scope="greatest distance 0..2048 in that bucket (posenc.relative."
+                        "t5_bucket) against the next integer root minus 1",
+                        quantity=f"{tag}_end_{e + q}",
+                        show=Show(),
+                    )
         rec.exact(
             f"{cfg.name}: the last bucket begins at distance {roots[-1]}, below max_distance",
             roots[-1],
@@ -385,22 +422,73 @@ def checks(rec: Recorder) -> None:
     )
 
     # Step 10. The answers of "Check yourself": offsets 40, 45 and -40 in the
-    # encoder, -40 and -46 in the decoder, from the library against the formula.
-    for cfg, offset, name in (
-        (T5, 40, "answer_40"),
-        (T5, 45, "answer_45"),
-        (T5, -40, "answer_minus_40"),
-        (T5_CAUSAL, -40, "answer_causal_minus_40"),
-        (T5_CAUSAL, -46, "answer_causal_minus_46"),
+    # encoder, -40 and -46 in the decoder. Each is the library's bucket, compared
+    # with the bucket read off the integer roots of step 3 on the side the answer
+    # names (40 and 45 after the query, the others before it), so an offset on
+    # the wrong side or in another bucket fails. Then the answer's own claims:
+    # 40 and 45 share a bucket, 40 and -40 do not, and -46 is the first distance
+    # of the decoder's next bucket after that of -40.
+    answers, asked = {}, {}
+    for cfg, offset, upper, name in (
+        (T5, 40, T5.half, "answer_40"),
+        (T5, 45, T5.half, "answer_45"),
+        (T5, -40, 0, "answer_minus_40"),
+        (T5_CAUSAL, -40, 0, "answer_causal_minus_40"),
+        (T5_CAUSAL, -46, 0, "answer_causal_minus_46"),
     ):
+        side = "after" if upper else "before"
+        answers[name], asked[name] = library([offset], cfg)[0], offset
         rec.exact(
-            f"{cfg.name}: posenc.relative.t5_bucket({offset}) = the integer formula",
-            library([offset], cfg)[0],
-            bucket(offset, cfg),
-            scope=f"offset {offset}",
+            f"{cfg.name}: posenc.relative.t5_bucket({offset}) = the bucket of distance "
+            f"{abs(offset)} {side} the query, from the integer roots",
+            answers[name],
+            from_edges(abs(offset), cfg, upper),
+            scope=f"offset {offset}; the roots of step 3 and the side named by the answer",
             quantity=name,
             show=Show(),
         )
+    rec.exact(
+        "check yourself: the encoder puts 40 and 45 in one bucket",
+        answers["answer_45"],
+        answers["answer_40"],
+        scope="the library's buckets of offsets 40 and 45 just read",
+    )
+    rec.exact(
+        "check yourself: the encoder puts 40 and -40 in different buckets, h apart",
+        answers["answer_40"] - answers["answer_minus_40"],
+        T5.half,
+        scope="the library's buckets of offsets 40 and -40 just read",
+    )
+    rec.exact(
+        "check yourself: in the decoder -46 is in the bucket after that of -40",
+        answers["answer_causal_minus_46"],
+        answers["answer_causal_minus_40"] + 1,
+        scope="the library's buckets of offsets -40 and -46 just read",
+    )
+    rec.exact(
+        "check yourself: distance 46 is where that next decoder bucket begins",
+        -asked["answer_causal_minus_46"],
+        starts(T5_CAUSAL)[answers["answer_causal_minus_46"] - T5_CAUSAL.exact],
+        scope="the integer root of step 3 for the bucket of offset -46",
+    )
+
+    # Step 11. The figure draws the offsets -160..160 that the page describes:
+    # fig_t5_buckets' default reach, which also passes max_distance, so the
+    # dotted lines at +-max_distance lie inside it.
+    drawn = inspect.signature(fig_t5_buckets).parameters["reach"].default
+    rec.exact(
+        "the figure's offsets reach 160 on each side: fig_t5_buckets' default reach",
+        drawn,
+        INPUTS["figure_reach"],
+        scope="posenc.figures.fig_t5_buckets, its default argument",
+    )
+    rec.exact(
+        "the figure's reach passes max_distance, so +-max_distance is drawn",
+        drawn,
+        TOP,
+        relation=">",
+        scope="posenc.figures.fig_t5_buckets, T5's max_distance",
+    )
 
 
 # -- misreadings -------------------------------------------------------------------

@@ -22,6 +22,7 @@ Uses: 1, 3.
 
 from __future__ import annotations
 
+import inspect
 import math
 from fractions import Fraction
 
@@ -30,6 +31,7 @@ import numpy as np
 import sympy as sp
 
 from posenc.attention import softmax
+from posenc.figures import alibi as figure
 from posenc.relative import alibi_bias, alibi_slopes
 from proofs.exact import cell, inside_cell
 from proofs.kit import Misreading, Recorder, Show, Witness, reduce_to_zero
@@ -183,7 +185,23 @@ def checks(rec: Recorder) -> None:
         ),
         scope="every H = 1..128; each slope an exact power of 2, the powers evaluated by the kit",
     )
-    rec.quantity("head_counts", family.samples, show=Show(), by=family)
+    # The page says "H = 1 to H = 128": the cases must be exactly those head counts.
+    rec.exact(
+        "the slope cases are H = 1..max_heads, each once (count of missing or extra H)",
+        len(set(HEAD_COUNTS) ^ set(range(1, INPUTS["max_heads"] + 1)))
+        + len(HEAD_COUNTS)
+        - len(set(HEAD_COUNTS)),
+        0,
+        scope="the head counts of the instances above against 1..max_heads",
+    )
+    rec.exact(
+        "the instances above compared one case per head count H = 1..max_heads",
+        family.samples,
+        INPUTS["max_heads"],
+        scope="the number of cases of the instances check",
+        quantity="head_counts",
+        show=Show(),
+    )
 
     # Step 3. Exact values. Eight heads: 1/2, 1/4, ..., 1/256. Twelve heads: the
     # eight slopes of 8 heads, then exponents 1/2, 3/2, 5/2, 7/2, the odd slopes of
@@ -205,6 +223,13 @@ def checks(rec: Recorder) -> None:
         scope="H = 8, h = 8",
         quantity="slope_last",
         show=Show(style="fraction"),
+    )
+    powers = [h for h in HEAD_COUNTS if h == closest_power(h)]
+    rec.exact(
+        "for every power-of-two H the last slope is 2^(-8), whatever H is (count of H where not)",
+        sum(int(closed_slopes(h)[-1] != sp.Rational(1, 2 ** INPUTS["max_bias"])) for h in powers),
+        0,
+        scope=f"H = {', '.join(map(str, powers))}; exact powers of 2 against 2^(-max_bias)",
     )
     rec.exact(
         "H = 8: m_h = 1/2^h for every head (count of heads where it fails)",
@@ -353,9 +378,11 @@ def checks(rec: Recorder) -> None:
         )
     low, high = exp_minus_one()
     beyond = Show(sig=2, percent=True)
+    # The quantities bound are the midpoints of the enclosures: exact rationals
+    # that the checks place, with e^(-1), inside the rounding cell.
     rec.quantity(
         "beyond_reach",
-        math.exp(-1),
+        (low + high) / 2,
         show=beyond,
         by=inside_cell(
             rec,
@@ -367,7 +394,7 @@ def checks(rec: Recorder) -> None:
     )
     rec.quantity(
         "within_reach",
-        1 - math.exp(-1),
+        1 - (low + high) / 2,
         show=beyond,
         by=inside_cell(
             rec,
@@ -380,26 +407,36 @@ def checks(rec: Recorder) -> None:
     # Numeric spot check with the library: row 512 of posenc.alibi_bias(513, 8),
     # zero content scores, posenc.softmax; the share of the keys at distance 2^h or
     # more, against the closed form at 50 digits. For head 8 the row ends at twice
-    # its reach, so that share is well below e^(-1).
+    # its reach, so that share is below e^(-1): compared exactly with the lower
+    # end of the enclosure of e^(-1).
     length = INPUTS["reach_row"] + 1
     rows = alibi_bias(length, 8)[:, -1, :]  # (8, L): query 512, keys 0..512
     weights = softmax(rows)  # (8, L)
-    errors = []
+    shares, closed = [], []
     with mpmath.workdps(50):
         for h in range(1, 9):
             far = 2**h
-            share = float(weights[h - 1, : length - far].sum())  # keys at distance >= 2^h
+            shares.append(float(weights[h - 1, : length - far].sum()))  # distance >= 2^h
             q = mpmath.exp(-mpmath.mpf(1) / far)
-            closed = (q**far - q**length) / (1 - q**length)
-            errors.append(share - float(closed))
-            slowest = share  # ends with head 8, whose reach 256 is half the row
-    spot = rec.numeric(
+            closed.append((q**far - q**length) / (1 - q**length))
+    slowest = shares[-1]  # head 8, whose reach 256 is half the row
+    spot = rec.close(
         "posenc: the share of keys at distance >= 2^h in row 512 is the closed form",
-        errors,
+        shares,
+        closed,
         tol=1e-13,
-        scope="H = 8, row 512 of alibi_bias(513, 8), zero content scores; mpmath, 50 digits",
+        scope="H = 8, h = 1..8, row 512 of alibi_bias(513, 8), zero content scores; "
+        "closed form in mpmath, 50 digits",
     )
     rec.quantity("slowest_share_512", slowest, show=beyond, by=spot)
+    rec.exact(
+        "head 8: the share beyond its reach in row 512 is less than e^(-1)",
+        Fraction(slowest),
+        low,
+        relation="<",
+        scope="the library's share just compared, against the lower end of the exact "
+        "enclosure of e^(-1)",
+    )
 
     # Step 8. Float16 and the slopes. Powers of two are exact in float16 (its
     # normal range reaches 2^-14), so the slopes of 8 heads survive; 2^(-1/2), head
@@ -438,7 +475,7 @@ def checks(rec: Recorder) -> None:
     rel_true = float(1 - mpmath.mpf(181) / 256 * mpmath.sqrt(2))
     rec.quantity(
         "fp16_relative_error",
-        rel_true,
+        1 - stored * (lo2 + hi2) / 2,  # the midpoint of the enclosure checked below
         show=relative,
         by=inside_cell(
             rec,
@@ -452,7 +489,7 @@ def checks(rec: Recorder) -> None:
     bias_true = float(far * mpmath.sqrt(2) / 2 - far * mpmath.mpf(181) / 256)
     rec.quantity(
         "fp16_bias_error",
-        bias_true,
+        far * (lo2 + hi2) / 4 - far * stored,  # the midpoint of the enclosure checked below
         show=small,
         by=inside_cell(
             rec,
@@ -474,17 +511,30 @@ def checks(rec: Recorder) -> None:
         0,
         scope="H = 6, exact rationals",
     )
-    library = rec.exact(
-        "posenc.alibi_slopes(6) is exactly those six (count of mismatches)",
-        sum(
-            int(Fraction(v) != Fraction(int(w.p), int(w.q)))
-            for v, w in zip(alibi_slopes(6).tolist(), stated, strict=True)
-        ),
-        0,
-        scope="H = 6, float64 values as exact rationals",
+    for h, (got, want) in enumerate(zip(alibi_slopes(6).tolist(), stated, strict=True), 1):
+        rec.exact(
+            f"H = 6, head {h}: posenc.alibi_slopes(6) gives {want} exactly",
+            Fraction(got),
+            Fraction(int(want.p), int(want.q)),
+            scope=f"H = 6, h = {h}, the float64 slope as an exact rational",
+            quantity=f"six_{h}",
+            show=Show(style="fraction"),
+        )
+
+    # Step 10. The figure draws what the page describes: fig_alibi's default head
+    # count, and the row of its right panel, are the inputs the checks above use.
+    rec.exact(
+        "the figure draws 8 heads: fig_alibi's default head count",
+        inspect.signature(figure.fig_alibi).parameters["heads"].default,
+        INPUTS["figure_heads"],
+        scope="posenc.figures.fig_alibi, its default argument",
     )
-    for h, slope in enumerate(six, start=1):
-        rec.quantity(f"six_{h}", slope, show=Show(style="fraction"), by=library)
+    rec.exact(
+        "the figure's right panel reads row 512, the row of the reach check",
+        figure._REACH_LENGTH,
+        INPUTS["reach_row"],
+        scope="posenc.figures.alibi, the row of the right panel",
+    )
 
 
 # -- misreadings -------------------------------------------------------------------

@@ -19,6 +19,7 @@ Uses: 1, 2, 3.
 
 from __future__ import annotations
 
+import inspect
 from fractions import Fraction
 
 import numpy as np
@@ -33,15 +34,20 @@ NUMBER = 17
 TITLE = "No position code: a causal layer can count"
 USES = (1, 2, 3)
 
+# What the proposition chooses rather than computes: the figure's sequence
+# length, the length of the float64 run of step 5 (positions 0..1023), and the
+# position whose reading the page spells out.
+INPUTS = {"figure_length": 8, "float_length": 1024, "read": 3}
+
 LENGTHS = range(1, 8)  # step 4: n = 1..7, explicit matrices
 EQUAL_LENGTHS = range(3, 6)  # step 7: n = 3..5
-FIGURE_LENGTH = 8  # the figure's default sequence
-FLOAT_LENGTH = 1024  # step 5: one float64 run covers the positions 0..1023
-READ = 3  # the position whose reading the page spells out
+FIGURE_LENGTH = INPUTS["figure_length"]  # the figure's default sequence
+FLOAT_LENGTH = INPUTS["float_length"]  # step 5: one float64 run
+READ = INPUTS["read"]  # the position whose reading the page spells out
 SAMPLES = 10  # random inputs in each numeric check
-
-# What the proposition chooses rather than computes.
-INPUTS = {"figure_length": FIGURE_LENGTH, "float_length": FLOAT_LENGTH, "read": READ}
+#: The bound the page states for the library's readings: a relative 2^-53. Step 5
+#: pins it to float64's unit roundoff, derived from the float format itself.
+UNIT_ROUNDOFF = Fraction(1, 2**53)
 
 # -- symbols, declared once -------------------------------------------------------
 i, k, j = sp.symbols("i k j", integer=True, nonnegative=True)
@@ -263,21 +269,38 @@ def checks(rec: Recorder) -> None:
     # e_0): each reading is 1/(i + 1) correctly rounded (relative error at
     # most 2^-53: the weights are 1 / (i + 1) in float64, and the marker
     # column adds one 1 and zeros), and rounding 1/y - 1 recovers every i.
+    # The bound 2^-53 is float64's unit roundoff: half the gap from 1 to the
+    # next float64, read off the format, not typed.
+    rec.exact(
+        "the page's bound 2^-53 is float64's unit roundoff, half the gap above 1",
+        UNIT_ROUNDOFF,
+        (Fraction(np.nextafter(1.0, 2.0)) - 1) / 2,
+        scope="numpy.nextafter(1.0, 2.0), as an exact rational",
+    )
     rng = np.random.default_rng(17)
-    errors, misread = [], 0
+    errors, misread, unrounded = [], 0, 0
     for _ in range(SAMPLES):
         args = _random_case(rng, FLOAT_LENGTH)
         got = posenc.attention(*args, mask=posenc.causal_mask(FLOAT_LENGTH))[:, 0]  # (L,)
         for row, reading in enumerate(got.tolist()):
             exact = Fraction(1, row + 1)
-            errors.append(float(abs(Fraction(reading) - exact) / exact))
+            errors.append(abs(Fraction(reading) - exact) / exact)
+            unrounded += reading != float(exact)  # float(Fraction) rounds correctly
             misread += round(1 / reading - 1) != row
-    rec.numeric(
+    rec.exact(
+        "posenc.attention: the reading at row i is 1/(i + 1) correctly rounded (count of others)",
+        unrounded,
+        0,
+        scope=f"{SAMPLES} random (content, W_K, W_V), n = {FLOAT_LENGTH}, every row; against "
+        "the float64 nearest to the exact rational",
+    )
+    rec.exact(
         "posenc.attention: the reading at row i is 1/(i + 1) to within 2^-53 relative",
-        errors,
-        tol=2.0**-53,
-        scope=f"{SAMPLES} random (content, W_K, W_V), n = {FLOAT_LENGTH}, every row; float64, "
-        "error against the exact rational",
+        max(errors),
+        UNIT_ROUNDOFF,
+        relation="<=",
+        scope=f"{SAMPLES} random (content, W_K, W_V), n = {FLOAT_LENGTH}, every row; the "
+        "largest relative error, exact, against the bound",
     )
     rec.exact(
         "posenc.attention: round(1/y_i - 1) = i at every row",
@@ -363,7 +386,14 @@ def checks(rec: Recorder) -> None:
     )
 
     # Step 8. The figure draws what is proven: its weights and readings
-    # (posenc.attention) against the exact 1/(i + 1), 0 and 1/n.
+    # (posenc.attention) against the exact 1/(i + 1), 0 and 1/n, at the length
+    # fig_nope_counts draws by default.
+    rec.exact(
+        "the figure draws 8 tokens: fig_nope_counts' default length",
+        inspect.signature(figure.fig_nope_counts).parameters["length"].default,
+        FIGURE_LENGTH,
+        scope="posenc.figures.fig_nope_counts, its default argument",
+    )
     drawn = figure._nope_layer(FIGURE_LENGTH)
     rows = np.arange(FIGURE_LENGTH)  # (L,)
     lower = rows[:, None] >= rows[None, :]  # (L, L): the keys each row may see

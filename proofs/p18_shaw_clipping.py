@@ -19,12 +19,14 @@ Uses: 1.
 
 from __future__ import annotations
 
+import inspect
 import itertools
 
 import numpy as np
 import sympy as sp
 
 import posenc
+from posenc.figures import fig_shaw_clipping
 from posenc.relative import shaw_index
 from proofs.exact import in_order
 from proofs.kit import Misreading, Recorder, Show, Witness
@@ -33,22 +35,22 @@ NUMBER = 18
 TITLE = "Shaw et al.: clipped relative positions"
 USES = (1,)
 
-# The numbers this proposition chooses: the clipping distance of the worked
+# The numbers this proposition chooses: the clipping distance k of the worked
 # examples and the figure, the figure's length, the largest k of the counting
-# check, the offsets a token is moved between (k + 1 and k + 5) and the offset
-# k + 3 of the misreading about offsets beyond k; and the k and length of the
-# page's "Check yourself".
-K = 2
+# check, the offsets k + 1 and k + 5 a token is moved between (3 and 7 at
+# k = 2, the page's example) and the offset k + 3 of the misreading about
+# offsets beyond k; and the k and length of the page's "Check yourself".
 INPUTS = {
-    "k": K,
+    "k": 2,
     "exercise_k": 3,
     "exercise_length": 10,
     "figure_length": 8,
     "largest_k": 12,
-    "near": K + 1,
-    "far": K + 5,
-    "beyond": K + 3,
+    "near": 3,
+    "far": 7,
+    "beyond": 5,
 }
+K = INPUTS["k"]  # every worked example below clips at this k
 MOVING_KS = (1, 2, 3)  # step 3: the moved-token identity for k = 1, 2, 3
 
 # Symbols, declared once. Offsets, positions and shifts are integers; the
@@ -231,15 +233,37 @@ def checks(rec: Recorder) -> None:
         scope="every integer k >= 0 and t >= 1",
     )
     # Inside the window clip is the identity: for |r| <= k, min(k, r) = r and
-    # max(-k, r) = r. Checked offset by offset for k = 0..12.
+    # max(-k, r) = r. Checked offset by offset for k = 0..12. The offsets
+    # checked must be the whole window, edges included (r = -k, k - 1, k):
+    # they are compared with the pairs |r| <= k picked out of a wider square.
+    largest = INPUTS["largest_k"]
+    window = [(lim, off) for lim in range(largest + 1) for off in range(-lim, lim + 1)]
     rec.instances(
         "clip(r, k) = r for -k <= r <= k: each offset inside the window keeps its own vector",
         (
             (f"k = {lim}, r = {off}", clip(sp.Integer(off), sp.Integer(lim)) - off)
-            for lim in range(INPUTS["largest_k"] + 1)
-            for off in range(-lim, lim + 1)
+            for lim, off in window
         ),
-        scope="k = 0..12, every r in -k..k",
+        scope=f"k = 0..{largest}, every r in -k..k",
+    )
+    square = range(-largest - 1, largest + 2)
+    whole = {(lim, off) for lim in square for off in square if 0 <= lim <= largest}
+    whole = {(lim, off) for lim, off in whole if abs(off) <= lim}
+    rec.exact(
+        "the window checked is all of -k..k, both edges included (count of pairs missed or extra)",
+        len(whole ^ set(window)) + len(window) - len(set(window)),
+        0,
+        scope=f"k = 0..{largest}: the pairs (k, r) above against those with |r| <= k",
+    )
+    rec.exact(
+        "the window checked contains both edges and the offsets next to them, for every k",
+        sum(
+            int((lim, off) not in set(window))
+            for lim in range(1, largest + 1)
+            for off in (-lim, -lim + 1, lim - 1, lim)
+        ),
+        0,
+        scope=f"k = 1..{largest}, r = -k, -k + 1, k - 1, k (count of those missing)",
     )
 
     # Step 2. Hence the image of clip over all integers is exactly {-k, ..., k}:
@@ -268,21 +292,34 @@ def checks(rec: Recorder) -> None:
         scope="k = 0..12, offsets -3k - 5 .. 3k + 5; count of wrong rows",
     )
     image = {int(clip(sp.Integer(o), sp.Integer(K)).doit()) for o in range(-20, 21)}
-    count = rec.exact(
-        "at k = 2 there are exactly 2k + 1 = 5 distinct relative vectors",
+    rec.exact(
+        f"at k = {K} there are exactly 2k + 1 = {2 * K + 1} distinct relative vectors",
         len(image),
         2 * K + 1,
-        scope="k = 2, offsets -20..20",
+        scope=f"k = {K}, offsets -20..20",
         quantity="vectors_at_k",
         show=Show(),
     )
-    rec.quantity("edge", K, show=Show(), by=count)
-    rows = shaw_index(np.arange(-INPUTS["figure_length"] + 1, INPUTS["figure_length"]), K)
+    length = INPUTS["figure_length"]
+    rows = shaw_index(np.arange(-length + 1, length), K)
     rec.exact(
-        "the figure: posenc.shaw_index over the offsets of length 8 takes 2k + 1 values",
+        f"the figure: posenc.shaw_index over the offsets of length {length} takes 2k + 1 values",
         len(set(rows.tolist())),
         2 * K + 1,
-        scope="k = 2, offsets -7..7 (every j - i of a length-8 sequence)",
+        scope=f"k = {K}, offsets {1 - length}..{length - 1}: every j - i of the figure's tokens",
+    )
+    drawn = inspect.signature(fig_shaw_clipping).parameters
+    rec.exact(
+        "the figure clips at the k of this page: fig_shaw_clipping's default k",
+        drawn["k"].default,
+        K,
+        scope="posenc.figures.fig_shaw_clipping, its default argument",
+    )
+    rec.exact(
+        "the figure draws the length of this page: fig_shaw_clipping's default length",
+        drawn["length"].default,
+        length,
+        scope="posenc.figures.fig_shaw_clipping, its default argument",
     )
 
     # Step 3. Beyond k, offsets cannot be told apart. z_0 is a sum over keys of
@@ -294,6 +331,23 @@ def checks(rec: Recorder) -> None:
         moved_cases(),
         scope="k = 1, 2, 3, sequence x_0..x_k, t, f, f, f, f against x_0..x_k, f, f, f, f, t; "
         "every token, W_Q, W_K, W_V, a^K and a^V symbolic, d = 2",
+    )
+
+    # The page's example of step 3 at k = 2: keys 3 and 7 places after the query
+    # are the offsets k + 1 and k + 5 of the moved token, and posenc.shaw_index
+    # gives both the edge row 2k.
+    near, far = INPUTS["near"], INPUTS["far"]
+    rec.exact(
+        f"the page's offsets {near} and {far} are k + 1 and k + 5 (count of those that are not)",
+        int(near != K + 1) + int(far != K + 5),
+        0,
+        scope=f"k = {K}",
+    )
+    rec.exact(
+        f"posenc.shaw_index gives the offsets {near} and {far} the edge row 2k (count of others)",
+        sum(int(int(shaw_index(offset, K)) != 2 * K) for offset in (near, far)),
+        0,
+        scope=f"k = {K}, the two offsets",
     )
 
     # Step 4. The relative vectors reach the values too. Take a^K = 0 and a

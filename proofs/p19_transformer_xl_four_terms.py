@@ -21,6 +21,8 @@ Uses: 9, 11.
 
 from __future__ import annotations
 
+import inspect
+
 import mpmath
 import numpy as np
 import sympy as sp
@@ -34,8 +36,17 @@ TITLE = "Transformer-XL: the score in four terms"
 USES = (9, 11)
 
 # The numbers this proposition chooses: the paper's base, and the figure's
-# example (8 positions, width 8, head width 4, seed 19; posenc.figures.txl).
+# example (8 positions, width 8, head width 4; posenc.figures.txl). Step 8
+# checks that the figure is drawn at these sizes.
 INPUTS = {"base": 10000, "figure_length": 8, "figure_width": 8, "figure_head": 4}
+#: The figure's sizes, in the order of posenc.figures.txl.example's arguments.
+FIGURE = {
+    "length": INPUTS["figure_length"],
+    "width": INPUTS["figure_width"],
+    "head": INPUTS["figure_head"],
+}
+#: The seed of the figure's random example (not shown on the page).
+SEED = 19
 
 # Symbols, declared once. Widths d (content) and h (head) are symbolic for the
 # general identities; a, b run over the d features, c over the h head columns.
@@ -271,9 +282,20 @@ def checks(rec: Recorder) -> None:
         scope="offsets k = 0..511, width 16, base 10000, every entry; mpmath at 30 digits",
     )
 
-    # Step 8. The figure (posenc.figures.txl): its four panels recomputed with
-    # einsum; then what the page says about them, counted exactly.
-    parts = txl.example()
+    # Step 8. The figure (posenc.figures.txl): drawn at the sizes the page
+    # names; its four panels recomputed with einsum; then what the page says
+    # about them, counted exactly.
+    drawn = inspect.signature(txl.fig_txl_terms).parameters
+    rec.exact(
+        "the figure is drawn at the page's sizes: "
+        + ", ".join(f"{name} {size}" for name, size in FIGURE.items()),
+        sum(int(drawn[name].default != size) for name, size in FIGURE.items())
+        + int(drawn["seed"].default != SEED),
+        0,
+        scope="posenc.figures.txl.fig_txl_terms's defaults against the inputs "
+        "(count of mismatches)",
+    )
+    parts = txl.example(**FIGURE, seed=SEED)
     terms = txl.txl_terms(parts)  # 4 x (L, L)
     length = parts["E"].shape[0]
     offsets = np.subtract.outer(np.arange(length), np.arange(length))  # (L, L): i - j
@@ -294,7 +316,8 @@ def checks(rec: Recorder) -> None:
             [(t[causal] - g[causal]).ravel() for t, g in zip(terms, again, strict=True)]
         ),
         tol=1e-13,
-        scope="the figure's example: L = 8, d = 8, h = 4, seed 19; every causal cell",
+        scope=f"the figure's example: L = {FIGURE['length']}, d = {FIGURE['width']}, "
+        f"h = {FIGURE['head']}, seed {SEED}; every causal cell",
     )
     rec.exact(
         "the figure leaves every key after its query blank",
@@ -332,55 +355,111 @@ def checks(rec: Recorder) -> None:
     # W_kE = W_kR = I, u = v = 0, E_i = E_j = e_0, U = PE. The absolute score
     # is 1 + sin i + sin j + cos(i - j); Transformer-XL's is 1 + sin(i - j).
     # Moving (1, 0) to (2, 1) changes the first by sin 2 and not the second.
+    # Each number the page shows is the library's, compared with mpmath.
     code = posenc.sinusoidal(3, 2)  # (3, 2): rows PE(0), PE(1), PE(2) = R_0, R_1, R_2
     e0 = np.array([1.0, 0.0])  # (2,)
 
     def absolute_score(p: int, q: int) -> float:
         return float((e0 + code[p]) @ (e0 + code[q]))
 
-    def txl_value(p: int, q: int) -> float:
-        return float(e0 @ e0 + e0 @ code[p - q])
-
-    with mpmath.workdps(30):
-        moved = absolute_score(2, 1) - absolute_score(1, 0)
-        got = [float(mpmath.mpf(moved) - mpmath.sin(2))]
-        got += [txl_value(2, 1) - txl_value(1, 0)]
-        got += [float(mpmath.mpf(txl_value(1, 0)) - 1 - mpmath.sin(1))]
-        sin_two, sin_one = float(mpmath.sin(2)), float(mpmath.sin(1))
-    witness = rec.numeric(
-        "witness: absolute score moves by sin 2 from (1, 0) to (2, 1); Transformer-XL's "
-        "stays 1 + sin 1",
-        got,
-        tol=1e-15,
-        scope="d = h = 2, identity projections, u = v = 0, E_i = E_j = e_0, posenc.sinusoidal "
-        "in float64 against mpmath at 30 digits",
+    moved = absolute_score(2, 1) - absolute_score(1, 0)
+    a_, b_, c_, d_ = _witness_terms(3, v=np.zeros(2))  # 4 x (3, 3)
+    position = [float(b_[p, q] + d_[p, q]) for p, q in ((1, 0), (2, 1))]
+    scores = [float(a_[p, q] + b_[p, q] + c_[p, q] + d_[p, q]) for p, q in ((1, 0), (2, 1))]
+    scope = (
+        "d = h = 2, identity projections, u = v = 0, E_i = E_j = e_0, posenc.sinusoidal "
+        "in float64 against mpmath at 30 digits"
     )
-    rec.quantity("shift_change", sin_two, show=Show(sig=3), by=witness)
-    rec.quantity("position_terms", sin_one, show=Show(sig=3), by=witness)
+    with mpmath.workdps(30):
+        rec.close(
+            "witness: the absolute score moves by sin 2 from (1, 0) to (2, 1)",
+            moved,
+            mpmath.sin(2),
+            tol=1e-15,
+            scope=scope,
+            quantity="shift_change",
+            show=Show(sig=3),
+        )
+        terms_bd = rec.close(
+            "witness: Transformer-XL's position terms (b) + (d) are sin 1 at (1, 0) and at (2, 1)",
+            position,
+            [mpmath.sin(1)] * 2,
+            tol=1e-15,
+            scope=scope + " (posenc.figures.txl.txl_terms)",
+        )
+        rec.quantity("position_terms", position[0], show=Show(sig=3), by=terms_bd)
+        rec.close(
+            "witness: Transformer-XL's score stays 1 + sin 1 from (1, 0) to (2, 1)",
+            scores,
+            [1 + mpmath.sin(1)] * 2,
+            tol=1e-15,
+            scope=scope + " (posenc.figures.txl.txl_terms)",
+        )
 
     # Step 10. "Check yourself": d = h = 2, identity projections, u = 0,
     # v = e_1, E_i = E_j = e_0. Then (a) = 1, (b) = sin(i - j), (c) = 0 and
     # (d) = cos(i - j): at (5, 2) and at (9, 6) the score is 1 + sin 3 + cos 3.
-    table = posenc.sinusoidal(10, 2)  # (10, 2)
-    v_check = np.array([0.0, 1.0])  # (2,)
-    with mpmath.workdps(30):
-        want = 1 + mpmath.sin(3) + mpmath.cos(3)
-        found = []
-        for p, q in ((5, 2), (9, 6)):
-            r = table[p - q]  # (2,)
-            value = e0 @ e0 + e0 @ r + 0.0 + v_check @ r
-            found.append(float(mpmath.mpf(float(value)) - want))
-        sin_three, cos_three, total = float(mpmath.sin(3)), float(mpmath.cos(3)), float(want)
-    answer = rec.numeric(
-        "check yourself: the score at (5, 2) and (9, 6) is 1 + sin 3 + cos 3",
-        found,
-        tol=1e-15,
-        scope="d = h = 2, identity projections, u = 0, v = e_1, E_i = E_j = e_0; "
-        "posenc.sinusoidal against mpmath at 30 digits",
+    # The library's four terms (posenc.figures.txl.txl_terms) are compared
+    # term by term with mpmath, and so is their sum: each number the answer
+    # shows is the one its check compared.
+    a_, b_, c_, d_ = _witness_terms(10, v=np.array([0.0, 1.0]))  # 4 x (10, 10)
+    pairs = ((5, 2), (9, 6))
+    scope = (
+        "d = h = 2, identity projections, u = 0, v = e_1, E_i = E_j = e_0, (i, j) = (5, 2) "
+        "and (9, 6); posenc.figures.txl.txl_terms against mpmath at 30 digits"
     )
-    rec.quantity("sin_three", sin_three, show=Show(decimals=3), by=answer)
-    rec.quantity("cos_three", cos_three, show=Show(decimals=3), by=answer)
-    rec.quantity("check_score", total, show=Show(decimals=3), by=answer)
+    rec.close(
+        "check yourself: term (a) is 1 and term (c) is 0 at both pairs",
+        [float(t[p, q]) for t in (a_, c_) for p, q in pairs],
+        [1, 1, 0, 0],
+        tol=1e-15,
+        scope=scope,
+    )
+    with mpmath.workdps(30):
+        sine = rec.close(
+            "check yourself: term (b) is sin 3 at both pairs",
+            [float(b_[p, q]) for p, q in pairs],
+            [mpmath.sin(3)] * 2,
+            tol=1e-15,
+            scope=scope,
+        )
+        cosine = rec.close(
+            "check yourself: term (d) is cos 3 at both pairs",
+            [float(d_[p, q]) for p, q in pairs],
+            [mpmath.cos(3)] * 2,
+            tol=1e-15,
+            scope=scope,
+        )
+        total = [float(a_[p, q] + b_[p, q] + c_[p, q] + d_[p, q]) for p, q in pairs]
+        answer = rec.close(
+            "check yourself: the score at (5, 2) and (9, 6) is 1 + sin 3 + cos 3",
+            total,
+            [1 + mpmath.sin(3) + mpmath.cos(3)] * 2,
+            tol=1e-15,
+            scope=scope,
+        )
+    rec.quantity("sin_three", float(b_[5, 2]), show=Show(decimals=3), by=sine)
+    rec.quantity("cos_three", float(d_[5, 2]), show=Show(decimals=3), by=cosine)
+    rec.quantity("check_score", total[0], show=Show(decimals=3), by=answer)
+
+
+def _witness_terms(length: int, *, v: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The library's four terms at d = h = 2: identity projections, u = 0, E_i = E_j = e_0.
+
+    posenc.figures.txl.txl_terms on ``length`` tokens of content e_0 with R the
+    table posenc.sinusoidal(length, 2) (one pair, speed 1): 4 x (L, L).
+    """
+    eye = np.eye(2)  # (2, 2)
+    parts = {
+        "E": np.tile([1.0, 0.0], (length, 1)),  # (L, 2): every token's content is e_0
+        "W_q": eye,
+        "W_kE": eye,
+        "W_kR": eye,
+        "u": np.zeros(2),  # (2,)
+        "v": v,  # (2,)
+        "R": posenc.sinusoidal(length, 2),  # (L, 2): row k is R_k = (sin k, cos k)
+    }
+    return txl.txl_terms(parts)
 
 
 def _bias_derivatives(width: int, head: int) -> tuple[str, sp.Matrix]:
@@ -468,7 +547,7 @@ def _per_position_biases(wit: Witness) -> None:
     # and (c) is bit for bit the same down every column, (d) along every
     # diagonal; the query position term W_q U_i of Proposition 11, with
     # W_q = I and U = PE, differs between queries 3 and 8 (PE(3) != PE(8)).
-    terms = txl.txl_terms(txl.example())  # 4 x (L, L)
+    terms = txl.txl_terms(txl.example(**FIGURE, seed=SEED))  # 4 x (L, L)
     length = terms[2].shape[0]
     unequal = sum(
         int(np.count_nonzero(terms[2][k:, k] != terms[2][k, k]))
@@ -478,7 +557,8 @@ def _per_position_biases(wit: Witness) -> None:
     moved = max(abs(x) for x in (_pe(3) - _pe(8)).evalf(30))
     wit.exact(
         unequal == 0 and moved > sp.Rational(1, 2),
-        at=f"the figure's example (L = 8, d = 8, h = 4, seed 19): {unequal} cells of (c) or (d) "
+        at=f"the figure's example (L = {FIGURE['length']}, d = {FIGURE['width']}, "
+        f"h = {FIGURE['head']}, seed {SEED}): {unequal} cells of (c) or (d) "
         f"differ from their column's or diagonal's first; W_q U_i = PE(3) and PE(8) differ "
         f"by {sp.N(moved, 3)} in one entry",
     )

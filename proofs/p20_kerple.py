@@ -159,7 +159,7 @@ def checks(rec: Recorder) -> None:
     rec.instances(
         "sum_ij c_i c_j (a_i - a_j)^2 = 2 (sum c)(sum c a^2) - 2 (sum c a)^2",
         ((f"N = {size}", lemma(size)) for size in SYMBOLIC_SIZES),
-        scope="N = 2..7; every c_i and a_i a real symbol",
+        scope=f"N = 2..{INPUTS['symbolic_points']}; every c_i and a_i a real symbol",
     )
 
     # Hence r2 = 2: for a zero-sum c the form of -|x - y|^2 is 2 (sum c_i x_i)^2 >= 0.
@@ -169,12 +169,13 @@ def checks(rec: Recorder) -> None:
         moment = sum(cp * xp for cp, xp in zip(c, x, strict=True))
         return form(lambda t: power_kernel(t, r1, 2), x, c) - 2 * r1 * moment**2
 
-    family = rec.instances(
+    # The page names the largest N of both families as the input symbolic_points.
+    rec.instances(
         "sum c = 0: sum_ij c_i c_j (-r1 |x_i - x_j|^2) = 2 r1 (sum c_i x_i)^2",
         ((f"N = {size}", squared(size)) for size in SYMBOLIC_SIZES),
-        scope="N = 2..7; symbolic points x_i, r1 > 0 and zero-sum c, c_N = -(c_1 + ... + c_(N-1))",
+        scope=f"N = 2..{INPUTS['symbolic_points']}; symbolic points x_i, r1 > 0 and zero-sum c, "
+        "c_N = -(c_1 + ... + c_(N-1))",
     )
-    rec.quantity("largest_symbolic_n", max(SYMBOLIC_SIZES), show=Show(), by=family)
 
     # Step 3. r2 = 1 on the integers. The second difference of |d| is 2 at d = 0 and
     # 0 elsewhere: for d >= 1, |d + 1| + |d - 1| - 2|d| = (d + 1) + (d - 1) - 2d, and
@@ -211,13 +212,13 @@ def checks(rec: Recorder) -> None:
         wrong += sum(
             int(small[x][y] != 2 * (x == y)) for x in range(size - 1) for y in range(size - 1)
         )
-    identity_check = rec.exact(
+    # The page names the largest N as the input exact_points.
+    rec.exact(
         "on 0..N-1, B^T [-|i - j|] B = 2 I for the basis e_k - e_(k+1) (count of wrong entries)",
         wrong,
         0,
-        scope="N = 2..40; integer arithmetic",
+        scope=f"N = 2..{INPUTS['exact_points']}; integer arithmetic",
     )
-    rec.quantity("largest_exact_n", max(EXACT_SIZES), show=Show(), by=identity_check)
     # The partial-sum form on scattered integer points (a set inside 0..L-1, c extended
     # by zeros), against the form computed directly: exact, on random cases.
     generator = random.Random(20)
@@ -259,7 +260,7 @@ def checks(rec: Recorder) -> None:
     rec.instances(
         "det [rho^|i - j|]_(i, j < N) = (1 - rho^2)^(N - 1)",
         ((f"N = {size}", kms_minor(size)) for size in range(1, INPUTS["kms_size"] + 1)),
-        scope="N = 1..8; symbolic rho > 0",
+        scope=f"N = 1..{INPUTS['kms_size']}; symbolic rho > 0",
     )
 
     # Step 5. The power kernel for 0 < r2 < 2. Schoenberg's route writes |x|^r2 as
@@ -278,7 +279,7 @@ def checks(rec: Recorder) -> None:
     rec.instances(
         "sum_ij c_i c_j cos(u (x_i - x_j)) = (sum c cos u x)^2 + (sum c sin u x)^2",
         ((f"N = {size}", fourier(size)) for size in FOURIER_SIZES),
-        scope="N = 2..5; symbolic c_i, x_i and u",
+        scope=f"N = 2..{INPUTS['fourier_points']}; symbolic c_i, x_i and u",
     )
     # The representation itself is not checked here. Evidence for the conclusion, in
     # floating point: on 0..15 and on 12 random real points, the smallest eigenvalue
@@ -301,8 +302,8 @@ def checks(rec: Recorder) -> None:
         low=margin,
         high=10**6,
         samples=count,
-        scope="r2 = 1/4, 1/2, ..., 7/4 and r1 = 1; points 0..15 and 12 uniform points in "
-        "[0, 40]; mpmath eigsy at 40 digits",
+        scope=f"r2 = 1/4, 1/2, ..., 7/4 and r1 = 1; points 0..{INPUTS['numeric_points'] - 1} "
+        "and 12 uniform points in [0, 40]; mpmath eigsy at 40 digits",
         quantity="power_smallest_eigenvalue",
         show=Show(sig=2),
     )

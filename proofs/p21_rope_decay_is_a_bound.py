@@ -413,16 +413,36 @@ def checks(rec: Recorder) -> None:
         scope="d = 128, base 10000; the smallest of the three drops, B at 30 digits",
     )
     steps = [b - a for a, b in itertools.pairwise(reference)]
-    certain = rec.band(
-        "every step B(r + 1) - B(r), r = 0 .. 510, is at least 1e-4 in size (its sign is certain)",
+    rec.band(
+        f"every step B(r + 1) - B(r), r = 0 .. {LENGTH - 2}, is at least 1e-4 in size "
+        "(its sign is certain)",
         float(min(abs(v) for v in steps)),
         low=Fraction(1, 10**4),
         high=1,
         samples=len(steps),
         scope="d = 128, base 10000; B at 30 digits, so each sign is beyond rounding",
     )
-    rec.quantity("rises", sum(int(v > 0) for v in steps), show=Show(), by=certain)
-    rec.quantity("steps", len(steps), show=Show(), by=certain)
+    # The page counts the rises. Counted on B at 30 digits and, independently, on the
+    # figure's float64 B (within 1e-12 of it, so a step of 1e-4 keeps its sign there).
+    rises = sum(int(v > 0) for v in steps)
+    rec.exact(
+        "the steps where B rises: as many in the figure's float64 B as in B at 30 digits",
+        rises,
+        int(np.count_nonzero(np.diff(drawn) > 0)),
+        scope=f"d = 128, base 10000, r = 0 .. {LENGTH - 1}; signs of the steps, counted",
+        quantity="rises",
+    )
+    # Every step rises or falls (none is 0: each is at least 1e-4 in size), and the
+    # offsets 0 .. L - 1 of the figure have L - 1 steps between neighbours.
+    falls = sum(int(v < 0) for v in steps)
+    every_step = rec.exact(
+        "the rises and the falls of B together are the L - 1 steps between the figure's L offsets",
+        rises + falls,
+        LENGTH - 1,
+        scope=f"d = 128, base 10000, L = {LENGTH} offsets r = 0 .. {LENGTH - 1}; "
+        "signs of the steps, counted",
+    )
+    rec.quantity("steps", LENGTH - 1, show=Show(), by=every_step)
     # On average over long ranges: |S_j|^2 = j + 2 sum_(t<u) cos(r (w_t - w_u)), and
     # the mean of e^(i r phi) over r = 0..R-1 is (1 - e^(i R phi)) / (R (1 - e^(i phi))),
     # which tends to 0 when phi is not a multiple of 2 pi (here 0 < |w_t - w_u| < 1).
@@ -504,20 +524,27 @@ def checks(rec: Recorder) -> None:
         scope="d = 128, base 10000, q = (1, ..., 1), k = R_400 q",
     )
     enclose_pi(rec)
+    # cos 400 < 0: 400 lies between (2k + 1/2) pi and (2k + 3/2) pi, an interval of
+    # length pi on which cos is negative. Each end is compared with 400/pi in exact
+    # rationals: 400/PI_HIGH < 400/pi < 400/PI_LOW.
     k_turns = math.floor((PEAK / math.pi - 0.5) / 2)
-    negative = rec.exact(
-        f"cos 400 < 0: ({2 * k_turns} + 1/2) pi < 400 < ({2 * k_turns} + 3/2) pi",
-        min(
-            PEAK - (2 * k_turns + Fraction(1, 2)) * PI_HIGH,
-            (2 * k_turns + Fraction(3, 2)) * PI_LOW - PEAK,
-        ),
-        0,
+    fraction = Show(style="fraction")
+    rec.exact(
+        f"cos 400 < 0, left end: 400/pi > {2 * k_turns} + 1/2 (400/PI_HIGH is below 400/pi)",
+        Fraction(PEAK) / PI_HIGH,
+        2 * k_turns + Fraction(1, 2),
         relation=">",
         scope="exact rationals, from PI_LOW < pi < PI_HIGH",
     )
-    fraction = Show(style="fraction")
-    rec.quantity("turns_low", 2 * k_turns + Fraction(1, 2), show=fraction, by=negative)
-    rec.quantity("turns_high", 2 * k_turns + Fraction(3, 2), show=fraction, by=negative)
+    rec.quantity("turns_low", 2 * k_turns + Fraction(1, 2), show=fraction, by=rec.checks[-1])
+    rec.exact(
+        f"cos 400 < 0, right end: 400/pi < {2 * k_turns} + 3/2 (400/PI_LOW is above 400/pi)",
+        Fraction(PEAK) / PI_LOW,
+        2 * k_turns + Fraction(3, 2),
+        relation="<",
+        scope="exact rationals, from PI_LOW < pi < PI_HIGH",
+    )
+    rec.quantity("turns_high", 2 * k_turns + Fraction(3, 2), show=fraction, by=rec.checks[-1])
     # Hence s(0) = 2 sum_t cos(400 w_t) <= 2 (N - 1) + 2 cos 400 < 2 (N - 1) < |q|^2.
     with mpmath.workdps(50):
         at_zero = closed[0]
@@ -587,20 +614,29 @@ def checks(rec: Recorder) -> None:
 
     # Step 10. The page's "Check yourself": d = 2, q = k = (1, 0). Then h_0 = 1 and
     # h_1 = 0, so the bound is |S_1| = 1 at every offset, and the score is cos r.
+    # The page shows these two scores: each is compared, as shown, with cos r.
     one = np.array([[1.0, 0.0]])  # (1, 2)
+    worked = {r: float(rotary(one, [r])[0] @ one[0]) for r in (3, 6)}
     with mpmath.workdps(30):
-        worked = []
-        for r in (3, 6):
-            got = float(rotary(one, [r])[0] @ one[0])
-            worked.append(float(mpmath.mpf(got) - mpmath.cos(r)))
-    example = rec.numeric(
-        "d = 2, q = k = (1, 0): posenc.rotary's score at r = 3 and r = 6 is cos r",
-        worked,
+        cosines = {r: mpmath.cos(r) for r in (3, 6)}
+    rec.close(
+        "d = 2, q = k = (1, 0): posenc.rotary's score at r = 3 is cos 3",
+        worked[3],
+        cosines[3],
         tol=1e-15,
         scope="d = 2, base 10000 (w_0 = 1); against mpmath at 30 digits",
+        quantity="cos_three",
+        show=Show(sig=2),
     )
-    rec.quantity("cos_three", math.cos(3), show=Show(sig=2), by=example)
-    rec.quantity("cos_six", math.cos(6), show=Show(sig=2), by=example)
+    rec.close(
+        "d = 2, q = k = (1, 0): posenc.rotary's score at r = 6 is cos 6",
+        worked[6],
+        cosines[6],
+        tol=1e-15,
+        scope="d = 2, base 10000 (w_0 = 1); against mpmath at 30 digits",
+        quantity="cos_six",
+        show=Show(sig=2),
+    )
 
 
 def _mean_square_difference(count: int) -> sp.Expr:

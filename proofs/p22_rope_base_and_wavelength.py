@@ -23,8 +23,10 @@ Uses: 5, 12.
 
 from __future__ import annotations
 
+import json
 import math
 from fractions import Fraction
+from pathlib import Path
 
 import mpmath
 import numpy as np
@@ -32,6 +34,8 @@ import sympy as sp
 
 from posenc import rope
 from posenc.encoding import frequencies, wavelengths
+from posenc.figures import wavelength as figure
+from proofs import kit
 from proofs.exact import PI_HIGH, PI_LOW, cell, enclose_pi, inside_cell
 from proofs.kit import Misreading, Recorder, Show, Witness
 
@@ -48,6 +52,9 @@ USES = (5, 12)
 # (hidden 6144, 64 heads, rotary_pct 0.25), GPT-J-6B (n_embd 4096, 16 heads,
 # rotary_dim 64), Phi-2 (hidden 2560, 32 heads, partial_rotary_factor 0.4), all
 # with base 10^4 and 2048 positions. The page's question doubles Llama 2's length.
+# The inputs that quote a config.json kept in data/configs/ (Llama 2, Llama 3.1, Code
+# Llama, GPT-NeoX-20B) are checked against that file in step 4; GPT-J's and Phi-2's
+# files are not kept, so their numbers rest on the sources named above.
 INPUTS = {
     "base_llama2": 10000,
     "base_llama3": 500000,
@@ -66,25 +73,84 @@ INPUTS = {
     "phi2_heads": 32,
     "phi2_factor": Fraction(2, 5),
     "l0_partial": 2048,
+    "base_partial": 10000,
     "question_l0": 8192,
 }
 
 #: The full-rotary models: key -> (name, base, head_dim, L0, pairs that turn within L0).
 #: The counts are ceil(c) with c = 64 ln(L0 / 2 pi) / ln b: 45.03, 34.98 and 36.44.
 FULL = {
-    "llama2": ("Llama 2", 10000, 128, 4096, 46),
-    "llama3": ("Llama 3", 500000, 128, 8192, 35),
-    "code_llama": ("Code Llama", 1000000, 128, 16384, 37),
+    "llama2": ("Llama 2", INPUTS["base_llama2"], INPUTS["head_dim"], INPUTS["l0_llama2"], 46),
+    "llama3": ("Llama 3", INPUTS["base_llama3"], INPUTS["head_dim"], INPUTS["l0_llama3"], 35),
+    "code_llama": (
+        "Code Llama",
+        INPUTS["base_code_llama"],
+        INPUTS["head_dim"],
+        INPUTS["l0_code_llama"],
+        37,
+    ),
 }
 
 #: The partial-rotary models: key -> (name, hidden, heads, partial_rotary_factor, L0,
-#: rotated pairs that turn within L0). GPT-J's config gives rotary_dim = 64 of a
-#: 256-wide head; as a factor that is 64/256 = 1/4. Counts: c = (r/2) ln(L0 / 2 pi) /
-#: ln 10^4 = 7.54, 20.11 and 10.05 for r = 24, 64, 32.
+#: rotated pairs that turn within L0), all with base INPUTS["base_partial"]. GPT-J's
+#: config gives rotary_dim = 64 of a 256-wide head; as a factor that is 64/256 = 1/4.
+#: Counts: c = (r/2) ln(L0 / 2 pi) / ln 10^4 = 7.54, 20.11 and 10.05 for r = 24, 64, 32.
 PARTIAL = {
-    "neox": ("GPT-NeoX-20B", 6144, 64, Fraction(1, 4), 2048, 8),
-    "gptj": ("GPT-J-6B", 4096, 16, Fraction(64, 256), 2048, 21),
-    "phi2": ("Phi-2", 2560, 32, Fraction(2, 5), 2048, 11),
+    "neox": (
+        "GPT-NeoX-20B",
+        INPUTS["neox_hidden"],
+        INPUTS["neox_heads"],
+        INPUTS["neox_rotary_pct"],
+        INPUTS["l0_partial"],
+        8,
+    ),
+    "gptj": (
+        "GPT-J-6B",
+        INPUTS["gptj_hidden"],
+        INPUTS["gptj_heads"],
+        Fraction(INPUTS["gptj_rotary_dim"], INPUTS["gptj_hidden"] // INPUTS["gptj_heads"]),
+        INPUTS["l0_partial"],
+        21,
+    ),
+    "phi2": (
+        "Phi-2",
+        INPUTS["phi2_hidden"],
+        INPUTS["phi2_heads"],
+        INPUTS["phi2_factor"],
+        INPUTS["l0_partial"],
+        11,
+    ),
+}
+
+#: The rotary fields of published config.json files, kept in the repository.
+CONFIG_DIR = Path(kit.__file__).resolve().parent.parent / "data/configs/"
+
+#: What each kept config.json says, against the input that quotes it: file ->
+#: ((field, input value), ...). A field "a / b" is the exact quotient of two fields,
+#: "a.b" a field of the block a.
+QUOTED = {
+    "llama-2-7b": (
+        ("rope_theta", INPUTS["base_llama2"]),
+        ("max_position_embeddings", INPUTS["l0_llama2"]),
+        ("hidden_size / num_attention_heads", INPUTS["head_dim"]),
+    ),
+    "llama-3.1-8b": (
+        ("rope_theta", INPUTS["base_llama3"]),
+        ("rope_scaling.original_max_position_embeddings", INPUTS["l0_llama3"]),
+        ("hidden_size / num_attention_heads", INPUTS["head_dim"]),
+    ),
+    "code-llama-7b": (
+        ("rope_theta", INPUTS["base_code_llama"]),
+        ("max_position_embeddings", INPUTS["l0_code_llama"]),
+        ("hidden_size / num_attention_heads", INPUTS["head_dim"]),
+    ),
+    "gpt-neox-20b": (
+        ("hidden_size", INPUTS["neox_hidden"]),
+        ("num_attention_heads", INPUTS["neox_heads"]),
+        ("rotary_pct", INPUTS["neox_rotary_pct"]),
+        ("rotary_emb_base", INPUTS["base_partial"]),
+        ("max_position_embeddings", INPUTS["l0_partial"]),
+    ),
 }
 
 #: How far from a whole number the 50-digit c must lie for its ceiling to be read off.
@@ -158,30 +224,51 @@ def threshold_50(width: int, base: int, length: int) -> mpmath.mpf:
         )
 
 
-def shown(rec: Recorder, name: str, claim: str, pair: int, width: int, base: int, sig: int):
-    """State the wavelength of one pair as a quantity, its digits fixed by an enclosure."""
+def shown(rec: Recorder, name: str, what: str, pair: int, width: int, base: int, sig: int):
+    """State the wavelength of one pair as a quantity, its digits fixed by an enclosure.
+
+    The quantity is the lower end of the exact enclosure of 2 pi base^(2 pair / width):
+    a rational the check reads, and every number of the enclosure, the true wavelength
+    among them, shows as the same digits. Returns that rational.
+    """
     show = Show(sig=sig)
-    with mpmath.workdps(50):
-        value = float(2 * mpmath.pi * mpmath.power(base, mpmath.mpf(2 * pair) / width))
+    low, high = wavelength_enclosure(pair, width, base)
+    where = cell(low, show)
     rec.quantity(
         name,
-        value,
+        low,
         show=show,
         by=inside_cell(
             rec,
-            claim,
-            wavelength_enclosure(pair, width, base),
-            cell(value, show),
+            f"{what}: pair {pair}, 2 pi {base}^({2 * pair}/{width}), shows as {where.text}",
+            (low, high),
+            where,
             scope=f"d = {width}, b = {base}, pair {pair}: pi enclosed 1e-20 apart, "
             f"b^(2i/d) by an integer root 1e-30 apart (exact)",
         ),
     )
+    return low
+
+
+def config_field(config: dict, field: str) -> Fraction:
+    """A number of a config.json, exactly as written (0.25 is 1/4, 10000.0 is 10000).
+
+    ``field`` names a top-level key, a key of a block ("rope_scaling.factor"), or the
+    quotient of two keys ("hidden_size / num_attention_heads").
+    """
+    if " / " in field:
+        top, bottom = field.split(" / ")
+        return config_field(config, top) / config_field(config, bottom)
+    value = config
+    for key in field.split("."):
+        value = value[key]
+    return Fraction(str(value))
 
 
 def count_pairs(rec: Recorder, key: str, name: str, width: int, base: int, length: int, want):
     """Decide every pair of one ladder exactly, and cross-check the count at 50 digits."""
     decided = [turns_within(pair, width, base, length) for pair in range(width // 2)]
-    prefix = rec.exact(
+    rec.exact(
         f"{name} (d = {width}, b = {base}, L0 = {length}): the pairs with lambda_i < L0 are "
         f"exactly i = 0..{want - 1} (count of pairs decided otherwise or undecided)",
         sum(int(got is not (pair < want)) for pair, got in enumerate(decided)),
@@ -189,8 +276,16 @@ def count_pairs(rec: Recorder, key: str, name: str, width: int, base: int, lengt
         scope=f"every pair i = 0..{width // 2 - 1}; (2 pi)^q b^p against L0^q, "
         "pi enclosed by rationals (exact)",
     )
-    # So c lies between want - 1 (pair want - 1 turns: want - 1 < c) and want.
-    rec.quantity(f"last_pair_{key}", want - 1, show=Show(), by=prefix)
+    # So c lies between want - 1 (pair want - 1 turns: want - 1 < c) and want. The
+    # slowest pair that turns is read off the decisions.
+    last = max((pair for pair, got in enumerate(decided) if got is True), default=-1)
+    rec.exact(
+        f"{name}: the slowest pair that turns within L0 is pair {want - 1}",
+        last,
+        want - 1,
+        scope=f"d = {width}, b = {base}, L0 = {length}; the largest i decided lambda_i < L0",
+        quantity=f"last_pair_{key}",
+    )
     count = sum(int(got is True) for got in decided)
     rec.exact(
         f"{name}: {want} of the {width // 2} pairs turn within L0",
@@ -226,7 +321,7 @@ def count_pairs(rec: Recorder, key: str, name: str, width: int, base: int, lengt
         scope=f"mpmath at 50 digits, then float64 (error far below the margin 1/100); "
         f"c = {mpmath.nstr(c, 8)}",
     )
-    return count
+    return last, count
 
 
 def relative_errors(got: np.ndarray, exact: list) -> list[float]:
@@ -298,43 +393,54 @@ def checks(rec: Recorder) -> None:
         scope="every base b > 0 and width d > 0",
     )
 
-    # Step 4. The three models of width 128. pi is enclosed between two rationals
-    # first; every pair's comparison with L0 is then exact.
+    # Step 4. The models' numbers, and the three models of width 128. The inputs that
+    # quote a config.json kept in data/configs/ are compared with the file, field by
+    # field, exactly as written there.
+    for stem, fields in QUOTED.items():
+        config = json.loads((CONFIG_DIR / f"{stem}.json").read_text(encoding="utf-8"))
+        rec.exact(
+            f"data/configs/{stem}.json: {', '.join(f for f, _ in fields)} are the inputs "
+            "(count of fields that differ)",
+            sum(int(config_field(config, f) != Fraction(v)) for f, v in fields),
+            0,
+            scope=f"{len(fields)} fields of the kept config.json, exact rationals",
+        )
+    # pi is enclosed between two rationals first; every pair's comparison with L0 is
+    # then exact.
     enclose_pi(rec)
+    ends = {}
     for key, (name, base, width, length, want) in FULL.items():
-        count_pairs(rec, key, name, width, base, length, want)
+        ends[key] = count_pairs(rec, key, name, width, base, length, want)
 
     # The page's wavelengths: pair 0 (2 pi for all three), the last pair d/2 - 1 for
-    # each base, and the two pairs on either side of L0, each enclosed exactly.
-    shown(rec, "first_wavelength", "lambda_0 = 2 pi shows as 6.28", 0, 128, 10000, 3)
-    for key, (name, base, width, _, want) in FULL.items():
-        shown(
-            rec,
-            f"last_wavelength_{key}",
-            f"{name}: the last pair's wavelength 2 pi b^(126/128), to 3 digits",
-            width // 2 - 1,
-            width,
-            base,
-            3,
-        )
-        shown(
-            rec,
-            f"inside_{key}",
-            f"{name}: pair {want - 1}, the slowest that turns within L0, to 4 digits",
-            want - 1,
-            width,
-            base,
-            4,
-        )
-        shown(
-            rec,
-            f"outside_{key}",
-            f"{name}: pair {want}, the fastest that does not, to 4 digits",
-            want,
-            width,
-            base,
-            4,
-        )
+    # each base, and the two pairs on either side of L0, each enclosed exactly. The
+    # pairs are the ones the checks above found: the slowest that turns (the page's
+    # last_pair) and the next one, the first of those that do not (the page's turning).
+    width2, base2 = FULL["llama2"][2], FULL["llama2"][1]
+    enclosed = [shown(rec, "first_wavelength", "lambda_0 = 2 pi", 0, width2, base2, 3)]
+    drawn = [rope.wavelengths(rope.inv_freq("default", width2, base=float(base2))[0])[0]]
+    for key, (name, base, width, _, _) in FULL.items():
+        last, count = ends[key]
+        top = width // 2 - 1
+        enclosed += [
+            shown(rec, f"last_wavelength_{key}", f"{name}, the last pair", top, width, base, 3),
+            shown(rec, f"inside_{key}", f"{name}, the slowest that turns", last, width, base, 4),
+            shown(
+                rec, f"outside_{key}", f"{name}, the fastest that does not", count, width, base, 4
+            ),
+        ]
+        # The same pairs of the ladder the figure draws (posenc.rope).
+        ladder = rope.wavelengths(rope.inv_freq("default", width, base=float(base))[0])
+        drawn += [ladder[width // 2 - 1], ladder[ends[key][0]], ladder[ends[key][1]]]
+    rec.close(
+        "the figure's ladders (posenc.rope.wavelengths), at the pairs the page names, are the "
+        "enclosed wavelengths",
+        [float(v) for v in drawn],
+        enclosed,
+        tol=1e-6,
+        scope="pair 0, and for each model its last pair, the slowest that turns and the next "
+        "one; float64 against the exact enclosures' lower ends",
+    )
 
     # Step 5. The library computes what is proven. posenc.rope.inv_freq("default",
     # 128, base=b) holds the float64 nearest b^(-2i/128) (half an ulp at most, against
@@ -381,19 +487,22 @@ def checks(rec: Recorder) -> None:
     )
     # Llama 3.1's "llama3" scaling divides the pairs with wavelength above L0 = 8192
     # by its factor. Those are the pairs that never turn within 8192: 64 - 35 of them.
+    _, base3, width3, length3, _ = FULL["llama3"]
     bands = rope.llama3_bands(
-        128, base=500000.0, factor=8.0, original_max_position_embeddings=8192
+        width3, base=float(base3), factor=8.0, original_max_position_embeddings=length3
     )
     rec.exact(
-        "posenc.rope.llama3_bands marks as 'low' exactly the pairs i >= 35 that never turn "
-        "within 8192 (count of pairs marked otherwise)",
-        sum(int((bands[k] == "low") != (k >= FULL["llama3"][4])) for k in range(64)),
+        f"posenc.rope.llama3_bands marks as 'low' exactly the pairs i >= {ends['llama3'][1]} "
+        f"that never turn within {length3} (count of pairs marked otherwise)",
+        sum(int((bands[k] == "low") != (k >= ends["llama3"][1])) for k in range(width3 // 2)),
         0,
-        scope="d = 128, b = 5 x 10^5, factor 8, L0 = 8192, low_freq_factor 1",
+        scope=f"d = {width3}, b = {base3}, factor 8, L0 = {length3}, low_freq_factor 1",
     )
 
     # Step 6. Partial rotary. rotary_dim = int(head_dim * factor); the rotated pairs
     # have speeds b^(-2i/rotary_dim): the ladder of a head of width rotary_dim.
+    base = INPUTS["base_partial"]
+    widths, rotated = {}, {}
     for key, (name, hidden, heads, factor, length, want) in PARTIAL.items():
         head_dim = hidden // heads
         rec.exact(
@@ -418,81 +527,103 @@ def checks(rec: Recorder) -> None:
             scope="exact",
             quantity=f"pairs_{key}",
         )
-        inv, _ = rope.inv_freq("default", head_dim, partial_rotary_factor=float(factor))
+        inv, _ = rope.inv_freq(
+            "default", head_dim, base=float(base), partial_rotary_factor=float(factor)
+        )
         rec.numeric(
             f"{name}: rope.inv_freq('default', {head_dim}, partial_rotary_factor={factor}) "
-            f"is 10000^(-2i/{dim}) to half an ulp",
-            ulps(inv, ladder_50(dim, 10000)) if inv.shape == (dim // 2,) else [math.inf],
+            f"is {base}^(-2i/{dim}) to half an ulp",
+            ulps(inv, ladder_50(dim, base)) if inv.shape == (dim // 2,) else [math.inf],
             tol=0.5,
-            scope=f"i = 0..{dim // 2 - 1}, base 10^4; the shape must be ({dim // 2},); "
+            scope=f"i = 0..{dim // 2 - 1}, base {base}; the shape must be ({dim // 2},); "
             "mpmath at 50 digits",
         )
         rec.exact(
             f"{name}: those speeds are the full ladder of width {dim}, bit for bit "
             "(count of differences from rope.default_inv_freq)",
-            int(np.count_nonzero(inv != rope.default_inv_freq(dim))),
+            int(np.count_nonzero(inv != rope.default_inv_freq(dim, float(base)))),
             0,
-            scope=f"head_dim {head_dim}, rotary_dim {dim}, base 10^4",
+            scope=f"head_dim {head_dim}, rotary_dim {dim}, base {base}",
         )
         with mpmath.workdps(50):
-            exact = [2 * mpmath.pi * v for v in ladder_50(dim, 10000, sign=1)]
+            exact = [2 * mpmath.pi * v for v in ladder_50(dim, base, sign=1)]
         rec.numeric(
-            f"{name}: rope.wavelengths of the rotated pairs is 2 pi 10000^(2i/{dim})",
+            f"{name}: rope.wavelengths of the rotated pairs is 2 pi {base}^(2i/{dim})",
             relative_errors(rope.wavelengths(inv), exact),
             tol=4 * 2.0**-53,
             scope=f"i = 0..{dim // 2 - 1}; relative error, tolerance 4 x 2^-53 as in step 5; "
             "mpmath at 50 digits",
         )
-        count_pairs(rec, key, name, dim, 10000, length, want)
-    neox = rope.rotary_dim(96, 0.25)
-    shown(
-        rec,
-        "neox_slowest",
-        "GPT-NeoX: the slowest rotated pair, 2 pi (10^4)^(22/24), to 3 digits",
-        neox // 2 - 1,
-        neox,
-        10000,
-        3,
+        count_pairs(rec, key, name, dim, base, length, want)
+        widths[key], rotated[key] = (head_dim, dim), inv
+    # GPT-NeoX's slowest rotated pair, the last of the pairs_neox checked above, under
+    # the code's reading (exponent over rotary_dim) and under the misreading (the same
+    # pair of a ladder over head_dim), each enclosed exactly.
+    head_neox, dim_neox = widths["neox"]
+    slowest = dim_neox // 2 - 1
+    rotated_end = shown(
+        rec, "neox_slowest", "GPT-NeoX, the slowest rotated pair", slowest, dim_neox, base, 3
     )
-    # The misreading's value for the same pair: 2 pi (10^4)^(22/96), as pair 11 of a
-    # width-96 ladder.
-    shown(
-        rec,
-        "neox_misread",
-        "GPT-NeoX under the misreading: 2 pi (10^4)^(22/96), to 3 digits",
-        neox // 2 - 1,
-        96,
-        10000,
-        3,
+    misread_end = shown(
+        rec, "neox_misread", "GPT-NeoX misread over head_dim", slowest, head_neox, base, 3
+    )
+    # The figure draws both ladders from posenc: the rotated pairs' wavelengths, and the
+    # grey crosses, the same pairs with the exponent over head_dim. Their largest values
+    # are the two the page names.
+    crosses = rope.wavelengths(rope.default_inv_freq(head_neox, float(base))[: dim_neox // 2])
+    rec.close(
+        "GPT-NeoX: the figure's rotated ladder and its grey crosses (posenc) end at the "
+        "enclosed wavelengths of the slowest rotated pair",
+        [float(rope.wavelengths(rotated["neox"]).max()), float(crosses.max())],
+        [rotated_end, misread_end],
+        tol=1e-9,
+        scope=f"head_dim {head_neox}, rotary_dim {dim_neox}, base {base}: the largest of the "
+        f"{dim_neox // 2} wavelengths of each ladder against the exact enclosures' lower ends",
+    )
+    _, fig_head, fig_factor, fig_base, fig_length = figure.NEOX
+    rec.exact(
+        "the figure's GPT-NeoX (posenc.figures.wavelength.NEOX) has the inputs' head_dim, "
+        "rotary_pct, base and L0 (count of differences)",
+        int(fig_head != head_neox)
+        + int(Fraction(fig_factor) != INPUTS["neox_rotary_pct"])
+        + int(fig_base != base)
+        + int(fig_length != INPUTS["l0_partial"]),
+        0,
+        scope="the constants the figure draws GPT-NeoX-20B with",
     )
 
     # Step 7. The page's question: Llama 2 at twice its length. c rises by
     # 64 ln 2 / ln 10^4 = 4.82 to 49.84, so 50 pairs turn within 8192.
-    count_pairs(rec, "question", "Llama 2 at 8192", 128, 10000, INPUTS["question_l0"], 50)
+    _, base2, width2, _, _ = FULL["llama2"]
+    count_pairs(rec, "question", "Llama 2 at 8192", width2, base2, INPUTS["question_l0"], 50)
     with mpmath.workdps(50):
-        step = float(64 * mpmath.log(2) / mpmath.log(10000))
+        step = float(mpmath.mpf(width2) / 2 * mpmath.log(2) / mpmath.log(base2))
     rec.rounds_to(
-        "doubling L0 raises c by 64 ln 2 / ln 10^4, which shows as 4.8",
+        f"doubling L0 raises c by {width2 // 2} ln 2 / ln {base2}, which shows as 4.8",
         step,
         "4.8",
         show=Show(sig=2),
-        scope="d = 128, b = 10^4; mpmath at 50 digits",
+        scope=f"d = {width2}, b = {base2}; mpmath at 50 digits",
         quantity="doubling_step",
     )
-    low, high = root_enclosure(100, 63, 64)
+    # From Llama 2's base to Code Llama's the last pair, i = d/2 - 1, stretches by
+    # (b'/b)^((d-2)/d) = 100^(63/64), enclosed by an integer root.
+    ratio = Fraction(FULL["code_llama"][1], base2)
+    power = Fraction(width2 - 2, width2)
+    low, high = root_enclosure(int(ratio), power.numerator, power.denominator)
     stretch = Show(sig=3)
-    with mpmath.workdps(50):
-        value = float(mpmath.power(100, mpmath.mpf(63) / 64))
+    where = cell(low, stretch)
     rec.quantity(
         "last_stretch",
-        value,
+        low,
         show=stretch,
         by=inside_cell(
             rec,
-            "from b = 10^4 to 10^6 the last pair stretches by 100^(63/64), to 3 digits",
+            f"from b = {base2} to {FULL['code_llama'][1]} the last pair stretches by "
+            f"{ratio}^({power}), which shows as {where.text}",
             (low, high),
-            cell(value, stretch),
-            scope="integer 64th root, 1e-30 apart (exact)",
+            where,
+            scope=f"integer {power.denominator}th root, 1e-30 apart (exact)",
         ),
     )
 
@@ -505,12 +636,14 @@ def _exponent_over_head_dim(wit: Witness) -> None:
     # rotary_dim 24. Its slowest rotated pair, i = 11, has wavelength
     # 2 pi (10^4)^(22/24), about 29,000; the misreading gives 2 pi (10^4)^(22/96),
     # about 52. posenc's speed agrees with the first (checked in step 6).
-    pair = rope.rotary_dim(96, 0.25) // 2 - 1
+    head = INPUTS["neox_hidden"] // INPUTS["neox_heads"]
+    dim = rope.rotary_dim(head, float(INPUTS["neox_rotary_pct"]))
+    pair, base = dim // 2 - 1, sp.Integer(INPUTS["base_partial"])
     wit.differs(
-        2 * sp.pi * sp.Integer(10000) ** sp.Rational(2 * pair, 24),
-        2 * sp.pi * sp.Integer(10000) ** sp.Rational(2 * pair, 96),
-        at="GPT-NeoX-20B, base 10^4, pair 11: lambda with exponent over rotary_dim 24 "
-        "against over head_dim 96",
+        2 * sp.pi * base ** sp.Rational(2 * pair, dim),
+        2 * sp.pi * base ** sp.Rational(2 * pair, head),
+        at=f"GPT-NeoX-20B, base {base}, pair {pair}: lambda with exponent over rotary_dim "
+        f"{dim} against over head_dim {head}",
         margin=10000,
         by="ten thousand positions",
     )

@@ -17,6 +17,7 @@ Uses: 12.
 
 from __future__ import annotations
 
+import inspect
 import math
 from fractions import Fraction
 
@@ -25,6 +26,7 @@ import numpy as np
 import sympy as sp
 
 from posenc import rope
+from posenc.figures.interpolation import fig_position_interpolation
 from proofs.exact import minus
 from proofs.kit import Misreading, Recorder, Show, Witness, substitute
 
@@ -33,13 +35,15 @@ TITLE = "Position interpolation divides every speed by s"
 USES = (12,)
 
 # The numbers this proposition chooses: the paper's base; the worked example of the
-# page (a model trained to 4096 positions run at s = 4, head width 128, and the
-# token 10000 of "Check yourself"); the figure's small training length.
+# page (a model trained to L0 = 4096 positions run at L' = 16384, so s = 4, head
+# width 128, and the token 10000 of "Check yourself"); the figure's small training
+# length. L' = s L0 is checked in step 4.
 INPUTS = {
     "base": 10000,
     "head_dim": 128,
     "train_length": 4096,
     "scale": 4,
+    "stretched_length": 16384,
     "token": 10000,
     "figure_length": 16,
 }
@@ -153,15 +157,17 @@ def checks(rec: Recorder) -> None:
     # nearest to b^(-2i/d) / s, decided in integers; for a power of two s it is the
     # default speed divided by s, bit for bit (dividing by a power of two is exact in
     # float64, and keeps the nearest float the nearest).
-    nearest = rec.exact(
-        'posenc.rope.inv_freq("linear") is the float64 nearest to b^(-2i/d) / s '
-        "(count of pairs where it is not)",
-        sum(linear_is_nearest(*config) for config in CONFIGS),
-        0,
+    # The page counts the configurations: the check counts those where every pair is
+    # the nearest float64, against the number tried.
+    rec.exact(
+        'posenc.rope.inv_freq("linear") is the float64 nearest to b^(-2i/d) / s for every '
+        "pair (count of configurations where it is, against the number tried)",
+        sum(int(linear_is_nearest(*config) == 0) for config in CONFIGS),
+        len(CONFIGS),
         scope="d = 64, 128; b = 10000, 500000; s = 2, 4, 8, 16, 1.5, 2.5, 3, 5; every pair; "
         "exact integer comparison of powers",
+        quantity="configurations",
     )
-    rec.quantity("configurations", len(CONFIGS), show=Show(), by=nearest)
     unequal = 0
     for dim, b, factor in CONFIGS:
         if factor not in POWERS_OF_TWO:
@@ -180,8 +186,8 @@ def checks(rec: Recorder) -> None:
     # angles, so the correctly rounded cosines and sines are the same floats.
     length = 4 * 512
     positions = np.arange(length)  # (L',)
-    linear, _ = rope.inv_freq("linear", 128, factor=4.0)  # (64,)
-    plain, _ = rope.inv_freq("default", 128)  # (64,)
+    linear, _ = rope.inv_freq("linear", 128, base=float(INPUTS["base"]), factor=4.0)  # (64,)
+    plain, _ = rope.inv_freq("default", 128, base=float(INPUTS["base"]))  # (64,)
     cos_a, sin_a = rope.cos_sin(positions, linear, layout="pairs")  # (L', 64) each
     cos_b, sin_b = rope.cos_sin(positions / 4, plain, layout="pairs")  # (L', 64) each
     rec.exact(
@@ -247,8 +253,24 @@ def checks(rec: Recorder) -> None:
         scope="(L0, L') = (2048, 4096), (2048, 3072), (4096, 16384), (4096, 32768), "
         "(8192, 65536); every m, exact rationals",
     )
-    train, scale = INPUTS["train_length"], INPUTS["scale"]
-    stretched = scale * train
+    # The figure's toy model: trained on figure_length positions and run at the
+    # example's s (the defaults of posenc.figures.interpolation, which the page draws).
+    drawn = inspect.signature(fig_position_interpolation).parameters
+    rec.exact(
+        "the figure draws a model trained on the input's figure_length positions, run at "
+        "the input's s (count of differences from its defaults)",
+        int(drawn["train_length"].default != INPUTS["figure_length"])
+        + int(drawn["scale"].default != INPUTS["scale"]),
+        0,
+        scope="posenc.figures.interpolation.fig_position_interpolation's train_length and scale",
+    )
+    train, scale, stretched = INPUTS["train_length"], INPUTS["scale"], INPUTS["stretched_length"]
+    rec.exact(
+        "the example's lengths: L' = s L0",
+        stretched,
+        scale * train,
+        scope="L0 = 4096, s = 4, L' = 16384; the inputs, exact integers",
+    )
     rec.exact(
         "L0 = 4096, s = 4: the last position fed is 4095.75, below L0",
         Fraction(stretched - 1, scale),
@@ -257,14 +279,13 @@ def checks(rec: Recorder) -> None:
         quantity="last_fed",
         show=Show(decimals=2),
     )
-    plain_end = rec.exact(
+    rec.exact(
         "L0 = 4096, s = 4: without interpolation the last position would be L' - 1 = 16383",
         stretched - 1,
         16383,
         scope="L' = 16384, exact",
         quantity="last_plain",
     )
-    rec.quantity("stretched_length", stretched, show=Show(), by=plain_end)
     rec.exact(
         "L0 = 4096, s = 4: the positions fed above L0 - 1 are the last s - 1 = 3",
         sum(int(Fraction(p, scale) > train - 1) for p in range(stretched)),
@@ -280,7 +301,9 @@ def checks(rec: Recorder) -> None:
         (m + 1) / s * w - m / s * w - w / s,
         scope="every speed w > 0, scale s > 0 and position m",
     )
-    linear, _ = rope.inv_freq("linear", INPUTS["head_dim"], factor=float(scale))
+    linear, _ = rope.inv_freq(
+        "linear", INPUTS["head_dim"], base=float(INPUTS["base"]), factor=float(scale)
+    )
     rec.exact(
         'posenc: pair 0 of "linear" at s = 4 turns by 1/4 radian per position',
         Fraction(float(linear[0])),

@@ -140,6 +140,23 @@ def enclosure_holds(root: int, p: int, q: int) -> bool:
     return lo**q < Fraction(root) ** p < hi**q
 
 
+def first_reaching(base: float, factor: int, train: int, dim: int) -> int:
+    """The least integer L in [L0, s L0] at which rope.dynamic_base(L) >= rope.ntk_base(s).
+
+    Found by bisection, which relies on the dynamic base increasing with L (step 5
+    checks it on a grid); at s L0 it is above static NTK's base, since s^2 - s + 1 > s.
+    """
+    target = rope.ntk_base(base, float(factor), dim)
+    low, high = train, factor * train  # dynamic_base(low) < target <= dynamic_base(high)
+    while high - low > 1:
+        middle = (low + high) // 2
+        if rope.dynamic_base(base, float(factor), middle, train, dim) >= target:
+            high = middle
+        else:
+            low = middle
+    return high
+
+
 # -- the checks ------------------------------------------------------------------------
 
 
@@ -191,26 +208,27 @@ def checks(rec: Recorder) -> None:
         0,
         scope=f"r in {roots}, d = 128, exact integers and fractions",
     )
+    # Each factor the page shows is the lower end of its exact enclosure: a rational
+    # the check reads, and every number of the enclosure shows as the same digits.
     shows = {}
     for factor in FACTORS:
         for name, root in (("dynamic", factor * factor - factor + 1), ("static", factor)):
             show = Show(sig=4) if (factor, name) == (4, "dynamic") else Show(sig=3)
-            with mpmath.workdps(DIGITS):
-                value = float(
-                    mpmath.mpf(root) ** (mpmath.mpf(exponent.numerator) / exponent.denominator)
-                )
-            where = cell(value, show)
+            low, high = power_enclosure(root, exponent.numerator, exponent.denominator)
+            where = cell(low, show)
             shows[(factor, name)] = where.text
             rec.quantity(
                 f"{name}_factor_{factor}",
-                value,
+                low,
                 show=show,
                 by=inside_cell(
                     rec,
-                    f"s = {factor}: the {name} base factor {root}^(64/63) shows as {where.text}",
-                    power_enclosure(root, exponent.numerator, exponent.denominator),
+                    f"s = {factor}: the {name} base factor {root}^({exponent}) shows as "
+                    f"{where.text}",
+                    (low, high),
                     where,
-                    scope=f"d = 128, s = {factor}: an exact enclosure inside the rounding cell",
+                    scope=f"d = {width}, s = {factor}: an exact enclosure inside the "
+                    "rounding cell",
                 ),
             )
     rec.exact(
@@ -276,13 +294,22 @@ def checks(rec: Recorder) -> None:
     )
     for factor in FACTORS:
         at = Fraction(2 * factor - 1, factor) * train
-        solves = rec.exact(
-            f"s = {factor}, L0 = 4096: c({at}) = s, exactly",
+        rec.exact(
+            f"s = {factor}, L0 = {train}: c({at}) = s, exactly",
             Fraction(factor) * at / train - (factor - 1),
             factor,
-            scope=f"s = {factor}, L0 = 4096, L = (2s - 1) L0 / s, exact fractions",
+            scope=f"s = {factor}, L0 = {train}, L = (2s - 1) L0 / s, exact fractions",
         )
-        rec.quantity(f"crossing_{factor}", at, show=Show(), by=solves)
+        # The page names the crossing: the library's dynamic base, found by bisection
+        # over the lengths L0 .. s L0, first reaches static NTK's base there.
+        rec.exact(
+            f"s = {factor}: posenc's dynamic base first reaches ntk_base(s) at L = {at}",
+            first_reaching(float(base), factor, train, width),
+            at,
+            scope=f"b = {base}, d = {width}, L0 = {train}, s = {factor}; bisection on the "
+            "integer lengths L0 .. s L0, posenc.rope.dynamic_base against posenc.rope.ntk_base",
+            quantity=f"crossing_{factor}",
+        )
 
     # Step 5. The library computes the same bases and speeds. Each value of
     # posenc.rope is within half an ulp of the 60-digit value (so it is the float64
@@ -404,8 +431,11 @@ def checks(rec: Recorder) -> None:
         ),
         "score_long": (ones_score(at_long, at_long, query, 0), (cache_long, cache_long, query, 0)),
     }
-    for label in ("1", "2"):
-        qpos, kpos = INPUTS[f"stale_query_{label}"], INPUTS[f"stale_key_{label}"]
+    stale = (
+        ("1", INPUTS["stale_query_1"], INPUTS["stale_key_1"]),
+        ("2", INPUTS["stale_query_2"], INPUTS["stale_key_2"]),
+    )
+    for label, qpos, kpos in stale:
         own = mp_ladder(mp_base(base, 4, qpos + 1, train, width), width)
         cache_own, _ = rope.inv_freq(
             "dynamic", width, factor=4.0, max_position_embeddings=train, seq_len=qpos + 1
@@ -414,21 +444,26 @@ def checks(rec: Recorder) -> None:
             ones_score(own, at_train, qpos, kpos),
             (cache_own, cache_train, qpos, kpos),
         )
-    spot = rec.numeric(
-        "posenc.rope caches give the mpmath scores of the four witnesses",
-        [cache_score(*args) - float(want) for want, args in scores.values()],
-        tol=1e-9,
-        scope="q = k = ones, d = 128, b = 10000, s = 4, L0 = 4096; mpmath at 60 digits",
-    )
-    for name, (want, _) in scores.items():
-        rec.quantity(name, float(want), show=Show(sig=3), by=spot)
+    # The page shows each score: the one from posenc's caches, compared with mpmath.
+    for name, (want, args) in scores.items():
+        rec.close(
+            f"posenc.rope caches give the mpmath score of the witness {name}",
+            cache_score(*args),
+            want,
+            tol=1e-9,
+            scope="q = k = ones, d = 128, b = 10000, s = 4, L0 = 4096; mpmath at 60 digits",
+            quantity=name,
+            show=Show(sig=3),
+        )
 
     # Step 7. "Check yourself": s = 2, L0 = 4096. At 6144 tokens the stretch is 2, as in
     # static NTK; at 8192 it is 3. The slowest pair's angle at offset L is then 3/4
     # and 2/3 of its angle at L0.
-    expected = {"check_short": (2, Fraction(3, 4)), "check_long": (3, Fraction(2, 3))}
-    for key, (want_stretch, want_reach) in expected.items():
-        length = INPUTS[key]
+    expected = {
+        "check_short": (INPUTS["check_short"], 2, Fraction(3, 4)),
+        "check_long": (INPUTS["check_long"], 3, Fraction(2, 3)),
+    }
+    for key, (length, want_stretch, want_reach) in expected.items():
         value = sp.Subs(stretch(L), (L, L0, s), (length, train, 2)).doit()
         rec.exact(
             f"s = 2, L0 = 4096, L = {length}: c(L) = {want_stretch}",
@@ -490,8 +525,10 @@ def _stale_keys(wit: Witness) -> None:
         train, width = INPUTS["train_length"], INPUTS["head_dim"]
         cached = mp_ladder(10000, width)
         values = []
-        for label in ("1", "2"):
-            qpos, kpos = INPUTS[f"stale_query_{label}"], INPUTS[f"stale_key_{label}"]
+        for qpos, kpos in (
+            (INPUTS["stale_query_1"], INPUTS["stale_key_1"]),
+            (INPUTS["stale_query_2"], INPUTS["stale_key_2"]),
+        ):
             own = mp_ladder(mp_base(10000, 4, qpos + 1, train, width), width)
             values.append(ones_score(own, cached, qpos, kpos))
         wit.differs(

@@ -24,6 +24,10 @@ in L0 positions.
    With DeepSeek's mscale and mscale_all_dim the cache factor is m(s, mscale) /
    m(s, mscale_all_dim), m(s, mu) = 0.1 mu ln s + 1: 1 for DeepSeek-V3 (both 1).
 
+The heads' widths, bases, training lengths and factors (and DeepSeek-V3's beta_fast,
+beta_slow, mscale and mscale_all_dim) are compared with their config.json files under
+data/configs; a^2 at s = 8 with the sources' 1.4591.
+
 posenc.rope follows the code's form; its floor and ceil are taken of the float64 value of
 c, as the reference code does. Every number of the page is enclosed here in exact rational
 arithmetic (pi between two rationals, logarithms by the atanh series with a tail bound,
@@ -34,8 +38,10 @@ Uses: 12, 24, 25.
 
 from __future__ import annotations
 
+import json
 import math
 from fractions import Fraction
+from pathlib import Path
 from typing import NamedTuple
 
 import mpmath
@@ -44,6 +50,7 @@ import sympy as sp
 
 from posenc import rope
 from posenc.rotary import rotary
+from proofs import kit
 from proofs.exact import PI_HIGH, PI_LOW, cell, enclose_pi, inside_cell, minus, product
 from proofs.kit import Misreading, Recorder, Show, Witness
 
@@ -63,28 +70,71 @@ class Config(NamedTuple):
     factor: int
 
 
-#: The YaRN paper's own Llama 2 run (s = 16), Qwen2.5's recommended YaRN entry (s = 4 over
-#: 32768) and DeepSeek-V3's config.json (rotated width 64, s = 40 over 4096).
-LLAMA2 = Config("llama2", "Llama 2", 128, 10**4, 4096, 16)
-QWEN = Config("qwen", "Qwen2.5", 128, 10**6, 32768, 4)
-DEEPSEEK = Config("deepseek", "DeepSeek-V3", 64, 10**4, 4096, 40)
-CONFIGS = (LLAMA2, QWEN, DEEPSEEK)
-
-BETA_FAST, BETA_SLOW = 32, 1  # the code's names; the paper calls them beta and alpha
-ALPHA, BETA = BETA_SLOW, BETA_FAST
-TENTH = Fraction(1, 10)  # the 0.1 of the temperature
-RAMP_PAIR, TRUNCATE_PAIR = 30, 45  # Llama 2's pairs where the forms differ most
-
-# The numbers this proposition chooses or quotes from the configurations above.
+# The numbers this proposition chooses or quotes. The heads' widths, bases and training
+# lengths, Qwen2.5's and DeepSeek-V3's factors are those of their config.json files under
+# data/configs (step 1 compares each with its file); Llama 2's s = 16 is the YaRN paper's
+# own run; the 0.1 of the temperature and the s = 8 at which the page shows it (FACTS'
+# 1.4591); a mismatched DeepSeek mscale for the library check of step 7.
 INPUTS = {
     "width": 128,
     "llama2_base": 10**4,
-    "qwen_base": 10**6,
     "llama2_length": 4096,
+    "llama2_factor": 16,
+    "qwen_base": 10**6,
     "qwen_length": 32768,
-    "tenth": TENTH,
+    "qwen_factor": 4,
+    "deepseek_width": 64,
+    "deepseek_base": 10**4,
+    "deepseek_length": 4096,
+    "deepseek_factor": 40,
+    "tenth": Fraction(1, 10),
+    "temperature_scale": 8,
     "mismatched_mscale": Fraction(707, 1000),
 }
+
+#: The YaRN paper's own Llama 2 run (s = 16), Qwen2.5's recommended YaRN entry (s = 4 over
+#: 32768) and DeepSeek-V3's config.json (rotated width 64, s = 40 over 4096).
+LLAMA2 = Config(
+    "llama2",
+    "Llama 2",
+    INPUTS["width"],
+    INPUTS["llama2_base"],
+    INPUTS["llama2_length"],
+    INPUTS["llama2_factor"],
+)
+QWEN = Config(
+    "qwen",
+    "Qwen2.5",
+    INPUTS["width"],
+    INPUTS["qwen_base"],
+    INPUTS["qwen_length"],
+    INPUTS["qwen_factor"],
+)
+DEEPSEEK = Config(
+    "deepseek",
+    "DeepSeek-V3",
+    INPUTS["deepseek_width"],
+    INPUTS["deepseek_base"],
+    INPUTS["deepseek_length"],
+    INPUTS["deepseek_factor"],
+)
+CONFIGS = (LLAMA2, QWEN, DEEPSEEK)
+#: The published config.json files (their rotary fields) of the Llama 2 and Qwen2.5 heads
+#: and of DeepSeek-V3.
+ROOT = Path(kit.__file__).resolve().parent.parent
+CONFIG_FILES = {
+    "llama2": ROOT / "data/configs/llama-2-7b.json",
+    "qwen": ROOT / "data/configs/qwen2.5-7b-yarn-4.json",
+    "deepseek": ROOT / "data/configs/deepseek-v3.json",
+}
+
+BETA_FAST, BETA_SLOW = 32, 1  # the code's names; the paper calls them beta and alpha
+ALPHA, BETA = BETA_SLOW, BETA_FAST
+TENTH = INPUTS["tenth"]  # the 0.1 of the temperature
+TEMPERATURE_SCALE = INPUTS["temperature_scale"]  # the s at which the page shows a and a^2
+#: FACTS-modern.md's figure for the logit factor a^2 at s = 8 (shared/FACTS-modern.md).
+FACTS_LOGIT_FACTOR = "1.4591"
+RAMP_PAIR, TRUNCATE_PAIR = 30, 45  # Llama 2's pairs where the forms differ most
 
 # Symbols, declared once. Widths, lengths, rotation counts, scales and the base are positive
 # (the base's logarithm stands for ln b > 0); the ramp's ends: alpha > 0 and beta = alpha +
@@ -268,6 +318,50 @@ def truncated_range(cfg: Config) -> tuple[int, int]:
     return max(math.floor(fast[0]), 0), min(math.ceil(slow[1]), cfg.dim - 1)
 
 
+def quoted_fields(cfg: Config) -> list[tuple[str, Fraction, Fraction]]:
+    """(field, value in the head's config.json, value this proof uses) for each quoted field.
+
+    The rotated width is head_dim = hidden_size / num_attention_heads, or DeepSeek's
+    qk_rope_head_dim; Llama 2 has no scaling entry, so its training length is
+    max_position_embeddings and its s is the paper's, not the file's.
+    """
+    raw = json.loads(CONFIG_FILES[cfg.key].read_text(encoding="utf-8"))
+    scaling = raw.get("rope_scaling") or {}
+    if "qk_rope_head_dim" in raw:
+        width = Fraction(raw["qk_rope_head_dim"])
+    else:
+        width = Fraction(raw["hidden_size"], raw["num_attention_heads"])
+    fields = [
+        ("rotated width d", width, Fraction(cfg.dim)),
+        ("rope_theta b", Fraction(raw["rope_theta"]), Fraction(cfg.base)),
+    ]
+    if scaling:
+        fields += [
+            (
+                "L0 (original_max_position_embeddings)",
+                Fraction(scaling["original_max_position_embeddings"]),
+                Fraction(cfg.length),
+            ),
+            ("factor s", Fraction(scaling["factor"]), Fraction(cfg.factor)),
+        ]
+    else:
+        fields.append(
+            (
+                "L0 (max_position_embeddings)",
+                Fraction(raw["max_position_embeddings"]),
+                Fraction(cfg.length),
+            )
+        )
+    if cfg.key == DEEPSEEK.key:
+        fields += [
+            ("beta_fast", Fraction(scaling["beta_fast"]), Fraction(BETA_FAST)),
+            ("beta_slow", Fraction(scaling["beta_slow"]), Fraction(BETA_SLOW)),
+            ("mscale", Fraction(scaling["mscale"]), Fraction(1)),
+            ("mscale_all_dim", Fraction(scaling["mscale_all_dim"]), Fraction(1)),
+        ]
+    return fields
+
+
 def reference_dim(turns: float, cfg: Config) -> float:
     """c(turns) in float64, written as the reference code writes it (math.log)."""
     return (cfg.dim * math.log(cfg.length / (turns * 2 * math.pi))) / (2 * math.log(cfg.base))
@@ -278,8 +372,22 @@ def mscale_bounds(factor: int, scale: Fraction) -> Interval:
     return _add(_mul(_point(TENTH * scale), ln_bounds(factor)), _point(1))
 
 
-def _mid(p: Interval) -> float:
-    return float((p[0] + p[1]) / 2)
+def _mid(p: Interval) -> Fraction:
+    """A value inside the enclosure: its midpoint, rounded to the fewest decimals that stay in.
+
+    Exact, so it lies in the enclosure the check established (a float near the midpoint
+    could fall outside an enclosure 10^-70 wide); the decimals only keep it short.
+    """
+    low, high = p
+    middle = (low + high) / 2
+    if low == high:
+        return middle
+    places = 0
+    while True:
+        near = Fraction(round(middle * 10**places), 10**places)
+        if low <= near <= high:
+            return near
+        places += 1
 
 
 def _ulps(got: float, want: mpmath.mpf) -> float:
@@ -333,6 +441,19 @@ def checks(rec: Recorder) -> None:
         scope="every d, L0, rho > 0 and ln b > 0",
     )
 
+    # The three heads, as their config.json files give them: every width, base, training
+    # length and factor the page's table quotes is compared with its file (Llama 2's s = 16
+    # is the paper's run, in no file); DeepSeek-V3's file also sets the ramp's ends and both
+    # mscales, which steps 1 and 7 use.
+    for cfg in CONFIGS:
+        for field_name, in_file, used in quoted_fields(cfg):
+            rec.exact(
+                f"{cfg.name}'s config.json: {field_name} is {used}",
+                in_file,
+                used,
+                scope=f"data/configs/{CONFIG_FILES[cfg.key].name}, read as JSON",
+            )
+
     # The library's c against mpmath (50 digits), and its correction range against the
     # exact enclosures. The range is floored and ceiled from the float64 value, as the
     # reference code does; the check is that, for these configurations, the float64 value
@@ -368,7 +489,7 @@ def checks(rec: Recorder) -> None:
         wrong += rope.yarn_correction_range(
             BETA_FAST, BETA_SLOW, cfg.dim, float(cfg.base), cfg.length, truncate=False
         ) != (reference_dim(BETA_FAST, cfg), reference_dim(BETA_SLOW, cfg))
-    correction = rec.exact(
+    rec.exact(
         "posenc.rope.yarn_correction_range: floor c(32) and ceil c(1) as the exact values give "
         "them; unrounded, the reference code's float64 c (count of failures)",
         wrong,
@@ -376,10 +497,40 @@ def checks(rec: Recorder) -> None:
         scope="the three configurations; c enclosed exactly, never a whole number; the float64 "
         "c in the same cell between whole numbers",
     )
+    # The hypothesis of step 3 for the three heads, 0 < c(32) < c(1) < d/2 - 1, from the
+    # exact enclosures; then each end of the range against the enclosure it rounds: the
+    # floor l of c(32) is the whole number in [c(32) - 1, c(32)], the ceiling h of c(1) the
+    # one in [c(1), c(1) + 1] (c is never whole here, so each is the only one).
+    rec.exact(
+        "the three heads meet 0 < c(32) < c(1) < d/2 - 1 (count of heads that do not)",
+        sum(
+            int(not 0 < ranges[cfg.key][2][0] <= ranges[cfg.key][2][1] < ranges[cfg.key][3][0])
+            + int(not ranges[cfg.key][3][1] < cfg.dim // 2 - 1)
+            for cfg in CONFIGS
+        ),
+        0,
+        scope="Llama 2, Qwen2.5, DeepSeek-V3; exact enclosures of c(32) and c(1)",
+    )
     for cfg in CONFIGS:
         low, high, fast, slow = ranges[cfg.key]
-        rec.quantity(f"{cfg.key}_low", low, show=Show(), by=correction)
-        rec.quantity(f"{cfg.key}_high", high, show=Show(), by=correction)
+        rec.band(
+            f"{cfg.name}: the range starts at floor c(32) = {low}: c(32) - 1 <= {low} <= c(32)",
+            low,
+            low=fast[1] - 1,
+            high=fast[0],
+            scope=f"{cfg.name}: posenc's truncated range against the exact enclosure of c(32)",
+            quantity=f"{cfg.key}_low",
+            show=Show(),
+        )
+        rec.band(
+            f"{cfg.name}: the range ends at ceil c(1) = {high}: c(1) <= {high} <= c(1) + 1",
+            high,
+            low=slow[1],
+            high=slow[0] + 1,
+            scope=f"{cfg.name}: posenc's truncated range against the exact enclosure of c(1)",
+            quantity=f"{cfg.key}_high",
+            show=Show(),
+        )
         for name, bounds in (("fast", fast), ("slow", slow)):
             shown = Show(decimals=2)
             rec.quantity(
@@ -497,8 +648,13 @@ def checks(rec: Recorder) -> None:
                 ratio = form(j)
                 mismatched += (ratio == _point(1)) != (j <= low)
                 mismatched += (ratio[1] == Fraction(1, cfg.factor)) != (j >= high)
-        counts[cfg.key] = (low + 1, high - low - 1, cfg.dim // 2 - high)
-    ends = rec.exact(
+        # How many pairs the paper keeps, blends and divides, counted from its gamma alone
+        # (r_j against alpha and beta, no correction dimension): the page's counts.
+        ratios = [paper_ratio(cfg, j) for j in range(cfg.dim // 2)]
+        kept = sum(int(r == _point(1)) for r in ratios)
+        divided = sum(int(r == _point(Fraction(1, cfg.factor))) for r in ratios)
+        counts[cfg.key] = (kept, cfg.dim // 2 - kept - divided, divided)
+    rec.exact(
         "paper, code and unrounded code keep pairs 0..floor c(32) and divide pairs "
         "ceil c(1).. by s, and no others (count of pairs where a form disagrees)",
         mismatched,
@@ -506,9 +662,26 @@ def checks(rec: Recorder) -> None:
         scope="Llama 2 (s = 16), Qwen2.5 (s = 4), DeepSeek-V3 (s = 40); every pair, three "
         "forms; exact enclosures of r_j and c",
     )
+    # The counts against the range: the paper keeps l + 1 pairs (0..l), blends h - l - 1
+    # and divides d/2 - h (h..d/2 - 1), l and h the ends of the range shown above.
     for cfg in CONFIGS:
-        for name, value in zip(("kept", "blended", "divided"), counts[cfg.key], strict=True):
-            rec.quantity(f"{cfg.key}_{name}", value, show=Show(), by=ends)
+        low, high = ranges[cfg.key][:2]
+        for name, value, want, how in zip(
+            ("kept", "blended", "divided"),
+            counts[cfg.key],
+            (low + 1, high - low - 1, cfg.dim // 2 - high),
+            ("keeps l + 1", "blends h - l - 1", "divides d/2 - h"),
+            strict=True,
+        ):
+            rec.exact(
+                f"{cfg.name}: the paper {how} = {want} pairs (l, h the range; counted from gamma)",
+                value,
+                want,
+                scope=f"{cfg.name}, s = {cfg.factor}: all {cfg.dim // 2} pairs, exact enclosures "
+                "of r_j against alpha and beta",
+                quantity=f"{cfg.key}_{name}",
+                show=Show(),
+            )
 
     # Different middle: at every pair strictly inside, the paper's speed is below the
     # unrounded code's (concavity), in exact arithmetic.
@@ -737,9 +910,12 @@ def checks(rec: Recorder) -> None:
         scope="one pair, every real m, n, w, q, k and every a > 0 (Proposition 12 sums the pairs)",
     )
 
-    # The numbers at s = 8: a = 0.1 ln 8 + 1 = 0.3 ln 2 + 1, and a^2, enclosed exactly.
+    # The numbers at s = 8: a = 0.1 ln 8 + 1 = 0.3 ln 2 + 1, and a^2, enclosed exactly. The
+    # enclosure of a^2 is checked inside the rounding cell of FACTS' figure 1.4591, not of
+    # its own digits: a page that says "at s = 8" must show the value at s = 8.
     four = Show(decimals=4)
-    a8 = mscale_bounds(8, Fraction(1))
+    temp = TEMPERATURE_SCALE
+    a8 = mscale_bounds(temp, Fraction(1))
     a8_squared = _mul(a8, a8)
     rec.quantity(
         "mscale_8",
@@ -747,10 +923,10 @@ def checks(rec: Recorder) -> None:
         show=four,
         by=inside_cell(
             rec,
-            f"s = 8: a = 0.1 ln 8 + 1 shows as {cell(_mid(a8), four).text}",
+            f"s = {temp}: a = 0.1 ln {temp} + 1 shows as {cell(_mid(a8), four).text}",
             a8,
             cell(_mid(a8), four),
-            scope="ln 8 = 3 ln 2 by the atanh series, exact",
+            scope=f"ln {temp} by the atanh series, exact",
         ),
     )
     rec.quantity(
@@ -759,11 +935,11 @@ def checks(rec: Recorder) -> None:
         show=four,
         by=inside_cell(
             rec,
-            f"s = 8: 1/t = a^2 shows as {cell(_mid(a8_squared), four).text}, the 1.4591 of the "
-            "sources",
+            f"s = {temp}: 1/t = a^2 lies in the rounding cell of {FACTS_LOGIT_FACTOR}, the "
+            "figure of the sources (FACTS-modern.md)",
             a8_squared,
-            cell(_mid(a8_squared), four),
-            scope="exact enclosure of (0.1 ln 8 + 1)^2",
+            cell(Fraction(FACTS_LOGIT_FACTOR), four),
+            scope=f"exact enclosure of (0.1 ln {temp} + 1)^2 against FACTS' four decimals",
         ),
     )
     errors = []
@@ -786,7 +962,9 @@ def checks(rec: Recorder) -> None:
 
     # Through the library: caches of posenc.rope.cos_sin with attention_factor = a, the
     # split-half rotation read from them, and the logits q . k of 24 queries and keys.
-    speeds, factor8 = rope.inv_freq("yarn", 128, factor=8.0, original_max_position_embeddings=4096)
+    speeds, factor8 = rope.inv_freq(
+        "yarn", 128, factor=float(temp), original_max_position_embeddings=4096
+    )
     rng = np.random.default_rng(27)
     queries, keys = rng.normal(size=(2, 24, 128))  # (L, d) each
     where_q = rng.integers(0, 32768, 24)
@@ -798,7 +976,7 @@ def checks(rec: Recorder) -> None:
         "posenc.rope.cos_sin(attention_factor=a) caches give logits a^2 times those of a = 1",
         ((scaled - factor8**2 * plain) / size).ravel(),
         tol=1e-14,
-        scope="YaRN s = 8, d = 128, b = 10^4, L0 = 4096; 24 x 24 logits, normal q, k, "
+        scope=f"YaRN s = {temp}, d = 128, b = 10^4, L0 = 4096; 24 x 24 logits, normal q, k, "
         "positions below 32768; error relative to |q| |k|",
     )
     cos1, sin1 = rope.cos_sin(where_q, rope.default_inv_freq(128))
@@ -815,23 +993,16 @@ def checks(rec: Recorder) -> None:
     )
 
     # Step 7. DeepSeek's form: the cache factor m(s, mscale)/m(s, mscale_all_dim). With both 1
-    # (DeepSeek-V3) it is 1 whatever s is; posenc returns exactly 1 for its configuration.
-    _, deepseek = rope.inv_freq(
-        "yarn",
-        DEEPSEEK.dim,
-        base=float(DEEPSEEK.base),
-        factor=float(DEEPSEEK.factor),
-        original_max_position_embeddings=DEEPSEEK.length,
-        beta_fast=float(BETA_FAST),
-        beta_slow=float(BETA_SLOW),
-        mscale=1.0,
-        mscale_all_dim=1.0,
-    )
+    # (DeepSeek-V3, step 1) it is 1 whatever s is; posenc, reading DeepSeek-V3's config.json,
+    # returns exactly 1.
+    deepseek_file = rope.read_config(CONFIG_FILES[DEEPSEEK.key])
+    _, deepseek = deepseek_file.inv_freq()
     rec.exact(
         "DeepSeek-V3 (mscale = mscale_all_dim = 1): posenc's cache factor is exactly 1",
         Fraction(deepseek),
         1,
-        scope="d = 64, b = 10^4, L0 = 4096, s = 40, float64 value as an exact rational",
+        scope="posenc.rope.read_config on data/configs/deepseek-v3.json (d = 64, b = 10^4, "
+        "L0 = 4096, s = 40); float64 value as an exact rational",
         quantity="deepseek_cache_factor",
         show=Show(),
     )
@@ -844,7 +1015,7 @@ def checks(rec: Recorder) -> None:
         DEEPSEEK.dim,
         factor=float(DEEPSEEK.factor),
         original_max_position_embeddings=DEEPSEEK.length,
-        mscale=0.707,
+        mscale=float(INPUTS["mismatched_mscale"]),
         mscale_all_dim=1.0,
     )
     rec.numeric(
@@ -853,17 +1024,23 @@ def checks(rec: Recorder) -> None:
         tol=2.0,
         scope="s = 40; distance in float64 ulps from the exact enclosure (two roundings)",
     )
-    softmax = _mul(mscale_bounds(DEEPSEEK.factor, Fraction(1)), mscale_bounds(40, Fraction(1)))
+    # Hugging Face's softmax scale gains m(s, mscale_all_dim)^2, both read from the file.
+    all_dim = Fraction(deepseek_file.params["mscale_all_dim"])
+    factor_file = Fraction(deepseek_file.params["factor"])
+    m_all = mscale_bounds(factor_file, all_dim)
+    softmax = _mul(m_all, m_all)
     rec.quantity(
         "deepseek_softmax_factor",
         _mid(softmax),
         show=three,
         by=inside_cell(
             rec,
-            f"m(40, 1)^2 = (0.1 ln 40 + 1)^2 shows as {cell(_mid(softmax), three).text}",
+            f"m({factor_file}, {all_dim})^2 = (0.1 ln {factor_file} + 1)^2 shows as "
+            f"{cell(_mid(softmax), three).text}",
             softmax,
             cell(_mid(softmax), three),
-            scope="ln 40 enclosed by the atanh series, exact",
+            scope="s and mscale_all_dim from DeepSeek-V3's config.json; ln s enclosed by the "
+            "atanh series, exact",
         ),
     )
 

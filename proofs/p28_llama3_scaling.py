@@ -17,10 +17,11 @@ a step. For s < 1 the blend is not monotone (s = 1/2: slope -1/3 at the upper ed
 (2) By Proposition 22, lambda_i < L exactly when i < (d/2) ln(L/(2 pi))/ln b. Llama 3.1
 (d = 128, b = 5 x 10^5, L0 = 8192, s = 8, a = 1, c = 4): the thresholds for L0/4 and
 L0 are about 28.22 and 34.98, so pairs 0-28 are unchanged, 29-34 blended, 35-63
-divided by 8. Llama 3.2 1B (d = 64, s = 32, read from its config.json): pairs 0-14,
-15-17, 18-31. Every comparison is decided in exact rational arithmetic from an
-enclosure of pi (both sides raised to the power d/2); the nearest call is pair 35 of
-Llama 3.1, about 0.33% beyond L0.
+divided by 8 (Llama 3.1's parameters compared with its config.json; each band's ends
+with the floors of the thresholds). Llama 3.2 1B (d = 64, s = 32, read from its
+config.json): pairs 0-14, 15-17, 18-31. Every comparison is decided in exact rational
+arithmetic from an enclosure of pi (both sides raised to the power d/2); the nearest call
+is pair 35 of Llama 3.1, about 0.33% beyond L0.
 
 (3) The band of a pair is decided by lambda_i, L0, a and c alone; s does not enter.
 The speeds of the blended and divided pairs depend on s; on the divided band the
@@ -35,6 +36,7 @@ Uses: 22, 24.
 from __future__ import annotations
 
 import itertools
+import json
 import math
 from fractions import Fraction
 from pathlib import Path
@@ -72,7 +74,8 @@ BASE = Fraction(INPUTS["base"])
 L0 = Fraction(INPUTS["l0"])
 LOW_FF, HIGH_FF = Fraction(INPUTS["low_freq_factor"]), Fraction(INPUTS["high_freq_factor"])
 WIDTH = INPUTS["head_dim"]
-#: Llama 3.2 1B's published config.json (its rotary fields), read with posenc.rope.
+#: Llama 3.1 8B's and Llama 3.2 1B's published config.json (their rotary fields).
+CONFIG_31 = Path(kit.__file__).resolve().parent.parent / "data/configs/llama-3.1-8b.json"
 CONFIG_32 = Path(kit.__file__).resolve().parent.parent / "data/configs/llama-3.2-1b.json"
 
 # Symbols, declared once. Speeds, wavelengths, the training length and the factors
@@ -147,12 +150,6 @@ def wavelength_enclosure(pair: int, width: int) -> tuple[Fraction, Fraction]:
     return 2 * PI_LOW / hi, 2 * PI_HIGH / lo
 
 
-def wavelength_50(pair: int, width: int) -> mpmath.mpf:
-    """lambda_i = 2 pi b^(2 pair/width) at 50 digits (for the shown value only)."""
-    with mpmath.workdps(50):
-        return 2 * mpmath.pi * mpmath.mpf(INPUTS["base"]) ** (mpmath.mpf(2 * pair) / width)
-
-
 def below(pair: int, width: int, edge: Fraction) -> bool | None:
     """Is lambda_i < edge? Decided exactly: (2 pi)^q b^pair against edge^q, q = width/2.
 
@@ -201,6 +198,51 @@ def threshold_between(width: int, edge: Fraction, low: Fraction, high: Fraction)
     return above_low and below_high
 
 
+def threshold_floor(width: int, edge: Fraction) -> int:
+    """The whole number k with k < (d/2) ln(edge/(2 pi))/ln b < k + 1, decided exactly.
+
+    Proposition 22's threshold, read from the logarithm (threshold_between), not from the
+    pair-by-pair comparisons of band_of; -1 if no k in 0..d/2 - 1 qualifies.
+    """
+    for k in range(width // 2):
+        if threshold_between(width, edge, Fraction(k), Fraction(k + 1)):
+            return k
+    return -1
+
+
+def distance_to_edges(pair: int, width: int) -> tuple[Fraction, Fraction]:
+    """Rationals enclosing min over the two edges of |lambda_i/edge - 1|."""
+    lo, hi = wavelength_enclosure(pair, width)
+    ends = []
+    for edge in (L0 / HIGH_FF, L0 / LOW_FF):
+        low, high = lo / edge - 1, hi / edge - 1
+        if low > 0:
+            ends.append((low, high))
+        elif high < 0:
+            ends.append((-high, -low))
+        else:
+            ends.append((Fraction(0), max(-low, high)))
+    return min(e[0] for e in ends), min(e[1] for e in ends)
+
+
+def _mid(p: tuple[Fraction, Fraction]) -> Fraction:
+    """A value inside an enclosure: its midpoint, rounded to the fewest decimals that stay in.
+
+    Exact, so it lies in the enclosure a check established (a float near the midpoint
+    could fall outside an enclosure 10^-40 wide); the decimals only keep it short.
+    """
+    low, high = p
+    middle = (low + high) / 2
+    if low == high:
+        return middle
+    places = 0
+    while True:
+        near = Fraction(round(middle * 10**places), 10**places)
+        if low <= near <= high:
+            return near
+        places += 1
+
+
 def new_speed_enclosure(pair: int, width: int, factor: Fraction) -> tuple[Fraction, Fraction]:
     """Rationals enclosing theta'_i, the speed after Llama 3's scaling.
 
@@ -234,6 +276,39 @@ def nearest_float(value: float, enclosure: tuple[Fraction, Fraction]) -> bool:
     down = (here + Fraction(math.nextafter(value, 0.0))) / 2
     up = (here + Fraction(math.nextafter(value, math.inf))) / 2
     return down < enclosure[0] and enclosure[1] < up
+
+
+def run_ends(rec: Recorder, bands: list[str | None], width: int, suffix: str, name: str):
+    """Check the first and last pair of each band against Proposition 22's thresholds.
+
+    The bands come from comparing each wavelength with each edge (band_of); the thresholds
+    floor c(L0/c) and floor c(L0/a) from the logarithm (threshold_floor). The last unchanged
+    pair is the first, the first blended one more, and so on; the last divided pair is the
+    head's last, d/2 - 1. Each end becomes the quantity ``{end}_{suffix}``; returns the checks.
+    """
+    high_floor = threshold_floor(width, L0 / HIGH_FF)
+    low_floor = threshold_floor(width, L0 / LOW_FF)
+    found = runs(bands)
+    checks = {}
+    for end, kind, index, want, formula in (
+        ("last_high", "high", 1, high_floor, "floor c(L0/4)"),
+        ("first_blend", "blend", 0, high_floor + 1, "floor c(L0/4) + 1"),
+        ("last_blend", "blend", 1, low_floor, "floor c(L0)"),
+        ("first_low", "low", 0, low_floor + 1, "floor c(L0) + 1"),
+        ("last_low", "low", 1, width // 2 - 1, "d/2 - 1, the last pair"),
+    ):
+        quantity = f"{end}_{suffix}"
+        which = {"high": "unchanged", "blend": "blended", "low": "divided"}[kind]
+        checks[quantity] = rec.exact(
+            f"{name}: the {end.split('_')[0]} {which} pair is {formula} = {want}",
+            found.get(kind, (-1, -1))[index],
+            want,
+            scope=f"d = {width}: the bands decided pair by pair, against c(L) = (d/2) "
+            "ln(L/(2 pi))/ln b between two whole numbers (exact integers)",
+            quantity=quantity,
+            show=Show(),
+        )
+    return checks
 
 
 def scaled(width: int, factor: float, l0: int = INPUTS["l0"]) -> tuple[np.ndarray, float]:
@@ -302,9 +377,34 @@ def checks(rec: Recorder) -> None:
         scope="one exact point; monotonicity needs s >= 1",
     )
 
-    # Step 3. Llama 3.1. The edges are L0/4 = 2048 and L0/1 = 8192. Each wavelength
-    # 2 pi b^(i/64) is compared with them exactly: raise both sides to the 64th power
-    # and enclose pi (Proposition 22: lambda_i = L never holds exactly).
+    # Step 3. Llama 3.1. Its parameters are those of its published config.json: each one
+    # this proof uses is compared with the file. The edges are L0/4 = 2048 and L0/1 = 8192.
+    # Each wavelength 2 pi b^(i/64) is compared with them exactly: raise both sides to the
+    # 64th power and enclose pi (Proposition 22: lambda_i = L never holds exactly).
+    raw31 = json.loads(CONFIG_31.read_text(encoding="utf-8"))
+    scaling31 = raw31["rope_scaling"]
+    for field_name, in_file, used in (
+        ("rope_theta", raw31["rope_theta"], INPUTS["base"]),
+        (
+            "head width hidden_size/num_attention_heads",
+            Fraction(raw31["hidden_size"], raw31["num_attention_heads"]),
+            INPUTS["head_dim"],
+        ),
+        (
+            "original_max_position_embeddings",
+            scaling31["original_max_position_embeddings"],
+            INPUTS["l0"],
+        ),
+        ("factor", scaling31["factor"], INPUTS["factor"]),
+        ("low_freq_factor", scaling31["low_freq_factor"], INPUTS["low_freq_factor"]),
+        ("high_freq_factor", scaling31["high_freq_factor"], INPUTS["high_freq_factor"]),
+    ):
+        rec.exact(
+            f"Llama 3.1's config.json: {field_name} is {used}",
+            Fraction(in_file),
+            used,
+            scope="data/configs/llama-3.1-8b.json, read as JSON",
+        )
     enclose_pi(rec)
     q = WIDTH // 2
     rec.exact(
@@ -329,7 +429,8 @@ def checks(rec: Recorder) -> None:
             scope=f"d = 128, b = 5e5; pi replaced by its {bound} bound (exact integers)",
         )
     # Proposition 22's threshold c(L) = (d/2) ln(L/(2 pi))/ln b for both edges, shown to
-    # two decimals: the threshold lies strictly inside the rounding cell of its text.
+    # two decimals: the threshold lies strictly inside the rounding cell of its text, the
+    # enclosure the check establishes.
     two = Show(decimals=2)
     for name, edge in (("threshold_high_31", L0 / HIGH_FF), ("threshold_low_31", L0 / LOW_FF)):
         with mpmath.workdps(50):
@@ -342,10 +443,11 @@ def checks(rec: Recorder) -> None:
             int(threshold_between(WIDTH, edge, shown.low, shown.high)),
             1,
             scope="exact integers: (L/(2 pi))^m against b^n at both ends of the cell",
+            within=(shown.low, shown.high),
         )
         rec.quantity(name, value, show=two, by=check)
     bands31 = bands_of(WIDTH)
-    sweep = rec.exact(
+    rec.exact(
         "every pair decided: 0-28 unchanged, 29-34 blended, 35-63 divided (count of differences)",
         sum(
             int(got != want)
@@ -356,10 +458,25 @@ def checks(rec: Recorder) -> None:
         0,
         scope="d = 128, b = 5e5, L0 = 8192, a = 1, c = 4: all 64 pairs, both edges, exact",
     )
-    for kind, (first, last) in runs(bands31).items():
-        rec.quantity(f"first_{kind}_31", first, show=Show(), by=sweep)
-        rec.quantity(f"last_{kind}_31", last, show=Show(), by=sweep)
-        rec.quantity(f"count_{kind}_31", last - first + 1, show=Show(), by=sweep)
+    ends31 = run_ends(rec, bands31, WIDTH, "31", "Llama 3.1")
+    rec.quantity("last_pair_31", q - 1, show=Show(), by=ends31["last_low_31"])
+    # How many pairs each band holds: counted from the pair-by-pair decision, against the
+    # thresholds (floor c(L0/4) + 1 unchanged, the rest up to floor c(L0) blended).
+    high_floor, low_floor = threshold_floor(WIDTH, L0 / HIGH_FF), threshold_floor(WIDTH, L0)
+    for kind, want, formula in (
+        ("high", high_floor + 1, "floor c(L0/4) + 1"),
+        ("blend", low_floor - high_floor, "floor c(L0) - floor c(L0/4)"),
+        ("low", q - 1 - low_floor, "d/2 - 1 - floor c(L0)"),
+    ):
+        rec.exact(
+            f"Llama 3.1: the {kind} band holds {formula} = {want} pairs",
+            bands31.count(kind),
+            want,
+            scope="d = 128: the exact band of each pair counted, against Proposition 22's "
+            "thresholds decided exactly",
+            quantity=f"count_{kind}_31",
+            show=Show(),
+        )
     rec.exact(
         "posenc.rope.llama3_bands(128) is the exact decision (count of differing pairs)",
         sum(int(x != y) for x, y in zip(rope.llama3_bands(WIDTH).tolist(), bands31, strict=True)),
@@ -370,33 +487,43 @@ def checks(rec: Recorder) -> None:
     # rounding cell of its text; and the room to the nearest edge, in per cent.
     five, per_cent = Show(sig=5), Show(sig=2, percent=True)
     for pair in (28, 29, 34, 35):
-        value = float(wavelength_50(pair, WIDTH))
-        shown = cell(value, five)
+        enclosure = wavelength_enclosure(pair, WIDTH)
+        shown = cell(_mid(enclosure), five)
         check = inside_cell(
             rec,
             f"lambda_{pair} = 2 pi b^({pair}/64) shows as {shown.text}",
-            wavelength_enclosure(pair, WIDTH),
+            enclosure,
             shown,
             scope=f"d = 128, b = 5e5, pair {pair}: exact enclosure (pi and a 64th root)",
         )
-        rec.quantity(f"wave_{pair}", value, show=five, by=check)
+        rec.quantity(f"wave_{pair}", _mid(enclosure), show=five, by=check)
     for name, pair, edge, sign in (
         ("below_edge_28", 28, 2048, -1),
         ("above_edge_35", 35, 8192, 1),
     ):
         lo, hi = wavelength_enclosure(pair, WIDTH)
-        room = sorted((sign * (lo / edge - 1), sign * (hi / edge - 1)))
-        value = float(sign * (wavelength_50(pair, WIDTH) / edge - 1))
-        shown = cell(value, per_cent)
+        room = tuple(sorted((sign * (lo / edge - 1), sign * (hi / edge - 1))))
+        shown = cell(_mid(room), per_cent)
         check = inside_cell(
             rec,
             f"pair {pair} lies {shown.text} {'below' if sign < 0 else 'above'} the edge {edge}",
-            (room[0], room[1]),
+            room,
             shown,
             scope=f"d = 128, b = 5e5, pair {pair}: |lambda/edge - 1| from the exact enclosure",
         )
-        rec.quantity(name, value, show=per_cent, by=check)
-    rec.quantity("last_pair_31", q - 1, show=Show(), by=sweep)
+        rec.quantity(name, _mid(room), show=per_cent, by=check)
+    # Pair 35 is the closest call and pair 28 the next: every other pair's distance to its
+    # nearer edge, |lambda/edge - 1|, is larger than theirs, enclosure against enclosure.
+    distance = {i: distance_to_edges(i, WIDTH) for i in range(q)}
+    rec.exact(
+        "pair 35 is the nearest of the 64 pairs to an edge, pair 28 the next (count of pairs "
+        "not decided farther)",
+        sum(int(not distance[35][1] < distance[i][0]) for i in range(q) if i != 35)
+        + sum(int(not distance[28][1] < distance[i][0]) for i in range(q) if i not in (28, 35)),
+        0,
+        scope="d = 128, b = 5e5, edges 2048 and 8192: all 64 pairs, exact enclosures of "
+        "|lambda_i/edge - 1|",
+    )
 
     # Step 4. The library's speeds for Llama 3.1. Each float64 of posenc.rope.inv_freq
     # ("llama3", ...) is the float64 nearest the true speed: the exact enclosure of
@@ -431,8 +558,16 @@ def checks(rec: Recorder) -> None:
         quantity="config_factor_32",
     )
     small = spec.head_dim
-    fields = rec.exact(
-        "Llama 3.2 1B: head width 64, the rest as Llama 3.1 (count of differing fields)",
+    rec.exact(
+        "Llama 3.2 1B's config.json: head_dim 64",
+        small,
+        64,
+        scope="data/configs/llama-3.2-1b.json, read with posenc.rope.read_config",
+        quantity="config_head_dim",
+        show=Show(),
+    )
+    rec.exact(
+        "Llama 3.2 1B: the rest as Llama 3.1 (count of differing fields)",
         sum(
             int(x != y)
             for x, y in (
@@ -441,15 +576,13 @@ def checks(rec: Recorder) -> None:
                 (Fraction(params["original_max_position_embeddings"]), L0),
                 (Fraction(params["low_freq_factor"]), LOW_FF),
                 (Fraction(params["high_freq_factor"]), HIGH_FF),
-                (small, 64),
             )
         ),
         0,
-        scope="the same config.json: rope_type, rope_theta, L0, band factors, head_dim",
+        scope="the same config.json: rope_type, rope_theta, L0, band factors",
     )
-    rec.quantity("config_head_dim", small, show=Show(), by=fields)
     bands32 = bands_of(small)
-    sweep32 = rec.exact(
+    rec.exact(
         "Llama 3.2 1B: 0-14 unchanged, 15-17 blended, 18-31 divided (count of differences)",
         sum(
             int(got != want)
@@ -460,14 +593,16 @@ def checks(rec: Recorder) -> None:
         0,
         scope="d = 64, b = 5e5, L0 = 8192, a = 1, c = 4: all 32 pairs, exact",
     )
-    for kind, (first, last) in runs(bands32).items():
-        rec.quantity(f"first_{kind}_32", first, show=Show(), by=sweep32)
-        rec.quantity(f"last_{kind}_32", last, show=Show(), by=sweep32)
+    run_ends(rec, bands32, small, "32", "Llama 3.2 1B")
     speeds32, _ = spec.inv_freq()
     rec.exact(
         "posenc's speeds for Llama 3.2 1B are the nearest float64s (count of failures)",
         sum(
-            int(not nearest_float(float(v), new_speed_enclosure(i, small, Fraction(32))))
+            int(
+                not nearest_float(
+                    float(v), new_speed_enclosure(i, small, Fraction(params["factor"]))
+                )
+            )
             for i, v in enumerate(speeds32.tolist())
         ),
         0,
@@ -546,7 +681,7 @@ def checks(rec: Recorder) -> None:
     # is (theta/s)(1 + (s - 1) g), barely above theta/8.
     shifted = Fraction(INPUTS["l0_shifted"])
     moved = bands_of(WIDTH, l0=shifted)
-    moved_check = rec.exact(
+    rec.exact(
         "L0 = 8220: pairs 0-28 unchanged, 29-35 blended, 36-63 divided (count of differences)",
         sum(
             int(x != y)
@@ -555,7 +690,15 @@ def checks(rec: Recorder) -> None:
         0,
         scope="d = 128, b = 5e5, a = 1, c = 4, L0 = 8220: all 64 pairs, exact",
     )
-    rec.quantity("last_blend_shifted", runs(moved)["blend"][1], show=Show(), by=moved_check)
+    rec.exact(
+        "L0 = 8220: the last blended pair is floor c(8220), Proposition 22's threshold",
+        runs(moved).get("blend", (-1, -1))[1],
+        threshold_floor(WIDTH, shifted / LOW_FF),
+        scope="d = 128, b = 5e5: the bands decided pair by pair, against c(8220) between two "
+        "whole numbers (exact integers)",
+        quantity="last_blend_shifted",
+        show=Show(),
+    )
     rec.exact(
         "L0 = 8220: the upper edge L0/4 is 2055",
         shifted / HIGH_FF,
@@ -564,27 +707,30 @@ def checks(rec: Recorder) -> None:
         quantity="edge_high_shifted",
     )
     lo, hi = wavelength_enclosure(35, WIDTH)
-    weights = [(shifted / wave - LOW_FF) / (HIGH_FF - LOW_FF) for wave in (hi, lo)]
-    with mpmath.workdps(50):
-        weight = float((INPUTS["l0_shifted"] / wavelength_50(35, WIDTH) - 1) / 3)
+    weights = (
+        (shifted / hi - LOW_FF) / (HIGH_FF - LOW_FF),
+        (shifted / lo - LOW_FF) / (HIGH_FF - LOW_FF),
+    )
     tiny = Show(sig=2)
     check = inside_cell(
         rec,
-        f"L0 = 8220: pair 35's weight (8220/lambda_35 - 1)/3 shows as {cell(weight, tiny).text}",
-        (weights[0], weights[1]),
-        cell(weight, tiny),
+        f"L0 = {shifted}: pair 35's weight ({shifted}/lambda_35 - 1)/3 shows as "
+        f"{cell(_mid(weights), tiny).text}",
+        weights,
+        cell(_mid(weights), tiny),
         scope="d = 128, b = 5e5, pair 35: exact enclosure of lambda_35",
     )
-    rec.quantity("g_shifted", weight, show=tiny, by=check)
-    rise = float(factor - 1) * weight
+    rec.quantity("g_shifted", _mid(weights), show=tiny, by=check)
+    rises = ((factor - 1) * weights[0], (factor - 1) * weights[1])
     check = inside_cell(
         rec,
-        f"pair 35's speed is theta/8 times 1 + 7g: {cell(rise, per_cent).text} above theta/8",
-        ((factor - 1) * weights[0], (factor - 1) * weights[1]),
-        cell(rise, per_cent),
-        scope="d = 128, b = 5e5, pair 35, L0 = 8220, s = 8: exact enclosure",
+        f"pair 35's speed is theta/{factor} times 1 + {factor - 1}g: "
+        f"{cell(_mid(rises), per_cent).text} above theta/{factor}",
+        rises,
+        cell(_mid(rises), per_cent),
+        scope=f"d = 128, b = 5e5, pair 35, L0 = {shifted}, s = {factor}: exact enclosure",
     )
-    rec.quantity("speed_rise_shifted", rise, show=per_cent, by=check)
+    rec.quantity("speed_rise_shifted", _mid(rises), show=per_cent, by=check)
 
 
 # -- misreadings -------------------------------------------------------------------

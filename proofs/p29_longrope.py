@@ -104,46 +104,63 @@ def checks(rec: Recorder) -> None:
         scope="every q, k, real m, n, theta > 0 and per-pair factor lambda > 0",
     )
 
+    # The configuration: each number the page quotes from it is compared with the file.
     spec = rope.read_config(CONFIG)
     params = spec.params
     l0 = INPUTS["l0"]
-    fields = rec.exact(
-        "Phi-3-mini-128k's config: longrope, L0 4096, 131072 positions, base 1e4, d = 96 "
-        "(count of differing fields)",
-        sum(
-            int(x != y)
-            for x, y in (
-                (spec.scheme, "longrope"),
-                (Fraction(params["original_max_position_embeddings"]), l0),
-                (Fraction(params["max_position_embeddings"]), INPUTS["max_positions"]),
-                (Fraction(spec.base), INPUTS["base"]),
-                (spec.head_dim, 96),
-            )
-        ),
-        0,
-        scope="data/configs/phi-3-mini-128k-shape.json, read with posenc.rope.read_config",
+    where = "data/configs/phi-3-mini-128k-shape.json, read with posenc.rope.read_config"
+    rec.exact(
+        "Phi-3-mini-128k's config names the longrope scheme (1 if so)",
+        int(spec.scheme == "longrope"),
+        1,
+        scope=where,
     )
+    for field_name, in_file, used in (
+        ("original_max_position_embeddings L0", params["original_max_position_embeddings"], l0),
+        ("max_position_embeddings", params["max_position_embeddings"], INPUTS["max_positions"]),
+        ("rope_theta b", spec.base, INPUTS["base"]),
+    ):
+        rec.exact(
+            f"Phi-3-mini-128k's config: {field_name} is {used}",
+            Fraction(in_file),
+            used,
+            scope=where,
+        )
     short, long = list(params["short_factor"]), list(params["long_factor"])
-    rec.quantity("pairs", len(short), show=Show(), by=fields)
+    width = spec.head_dim  # hidden_size / num_attention_heads
+    rec.exact(
+        f"the short list has one factor per rotated pair: d/2 = {width // 2}",
+        len(short),
+        width // 2,
+        scope=f"{where}; d = hidden_size / num_attention_heads",
+        quantity="pairs",
+        show=Show(),
+    )
+    rec.exact(
+        f"the long list has one factor per rotated pair: d/2 = {width // 2}",
+        len(long),
+        width // 2,
+        scope=f"{where}; d = hidden_size / num_attention_heads",
+    )
 
     # Step 2. With every lambda_i = s, LongRoPE's speeds are PI's: posenc's longrope
     # speeds with uniform lists equal its linear ones, float for float.
     s_pi = INPUTS["uniform"]
     uniform, _ = rope.inv_freq(
         "longrope",
-        96,
+        width,
         base=float(spec.base),
         factor=float(s_pi),
         original_max_position_embeddings=l0,
-        short_factor=[float(s_pi)] * 48,
-        long_factor=[float(s_pi)] * 48,
+        short_factor=[float(s_pi)] * (width // 2),
+        long_factor=[float(s_pi)] * (width // 2),
     )
-    linear, _ = rope.inv_freq("linear", 96, base=float(spec.base), factor=float(s_pi))
+    linear, _ = rope.inv_freq("linear", width, base=float(spec.base), factor=float(s_pi))
     rec.exact(
-        "every lambda_i = 4: posenc's longrope speeds equal its PI speeds (differing pairs)",
+        f"every lambda_i = {s_pi}: posenc's longrope speeds equal its PI speeds (differing pairs)",
         sum(int(x != y) for x, y in zip(uniform.tolist(), linear.tolist(), strict=True)),
         0,
-        scope="d = 96, b = 1e4, s = 4; float64 values compared exactly",
+        scope=f"d = {width}, b = 1e4, s = {s_pi}; float64 values compared exactly",
     )
 
     # Step 3. The lists differ pair by pair, and from each other.
@@ -162,17 +179,13 @@ def checks(rec: Recorder) -> None:
         relation=">",
         scope="the config's 48 long factors (stand-ins of the published shape)",
     )
-    differ = rec.exact(
-        "short and long factors differ at every pair (count of equal pairs)",
-        sum(int(x == y) for x, y in zip(short, long, strict=True)),
-        0,
-        scope="the config's two 48-long lists",
-    )
-    rec.quantity(
-        "differing_pairs",
+    rec.exact(
+        "short and long factors differ at every pair (pairs that differ, against all pairs)",
         sum(int(x != y) for x, y in zip(short, long, strict=True)),
+        len(short),
+        scope="the config's two 48-long lists",
+        quantity="differing_pairs",
         show=Show(),
-        by=differ,
     )
 
     # Step 4. The switch: posenc's speeds at L = 1, 4096 are the short list's, at 4097
@@ -199,21 +212,36 @@ def checks(rec: Recorder) -> None:
     )
     at_l0, _ = spec.inv_freq(seq_len=l0)
     past, _ = spec.inv_freq(seq_len=l0 + 1)
-    stale = rec.exact(
+    rec.exact(
         "a cache of speeds built at L = 4096 is wrong at 4097 (count of pairs that differ)",
         sum(int(x != y) for x, y in zip(at_l0.tolist(), past.tolist(), strict=True)),
         len(short),
         scope="posenc.rope, the config's lists; float64 values compared exactly",
     )
+    # The slowest pair: how many times slower posenc turns it past L0, against the ratio
+    # of its two factors in the config (their float values as exact rationals).
     last = len(short) - 1
-    ratio = Fraction(short[last]) / Fraction(long[last])
-    rec.quantity("stale_ratio_last", float(1 / ratio), show=Show(sig=3), by=stale)
+    slowest = rec.close(
+        "the slowest pair turns long_factor/short_factor times slower past L0: posenc's speed "
+        "at 4096 over its speed at 4097",
+        float(at_l0[last]) / float(past[last]),
+        Fraction(long[last]) / Fraction(short[last]),
+        tol=1e-12,
+        scope=f"pair {last}, posenc.rope's float64 speeds against the config's factors; "
+        "absolute error, a ratio near 50",
+    )
+    rec.quantity(
+        "stale_ratio_last",
+        Fraction(long[last]) / Fraction(short[last]),
+        show=Show(sig=3),
+        by=slowest,
+    )
 
     # Step 5. The attention factor. For s = 131072/4096 = 32: ln 32 / ln 4096 = 5/12,
     # so a = sqrt(17/12), and the logits scale by a^2 = 17/12.
     s_phi = Fraction(INPUTS["max_positions"], l0)
     rec.exact("s = 131072/4096 is 32", s_phi, 32, scope="exact rationals", quantity="s_phi")
-    exact_a = attention_factor(sp.Integer(32), sp.Integer(l0))
+    exact_a = attention_factor(sp.Rational(s_phi.numerator, s_phi.denominator), sp.Integer(l0))
     rec.identity(
         "sqrt(1 + ln 32 / ln 4096) = sqrt(17/12)",
         exact_a - sp.sqrt(sp.Rational(17, 12)),
@@ -247,8 +275,8 @@ def checks(rec: Recorder) -> None:
     ones = [
         rope.inv_freq(
             "longrope",
-            96,
-            base=1e4,
+            width,
+            base=float(spec.base),
             factor=f,
             original_max_position_embeddings=l0,
             short_factor=short,

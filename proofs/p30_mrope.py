@@ -21,13 +21,16 @@ Uses: 12, 22.
 
 from __future__ import annotations
 
+import inspect
 import itertools
+from fractions import Fraction
 
 import mpmath
 import numpy as np
 import sympy as sp
 
 from posenc import rope
+from posenc.figures.mrope import fig_mrope_sections
 from proofs.kit import Misreading, Recorder, Show, Witness
 
 NUMBER = 30
@@ -35,8 +38,9 @@ TITLE = "M-RoPE: three axes, contiguous sections, 1-D RoPE on text"
 USES = (12, 22)
 
 # Qwen2-VL's rotary configuration (its config.json: rope_theta 1e6, head width 128,
-# mrope_section [16, 24, 24]); the text positions swept for the reduction; the random
-# tokens of the layout check; and the largest offset of the figure's right panel.
+# mrope_section [16, 24, 24]; no copy of it is under data/configs); the text positions
+# swept for the reduction; the random tokens of the layout check; and the largest offset
+# of the figure's right panel, over which step 4 measures how little width moves the score.
 INPUTS = {
     "base": 1000000,
     "head_dim": 128,
@@ -52,7 +56,7 @@ OFFSETS = ((0, 60, 0), (0, 0, 60), (0, 36, 48))
 
 BASE = INPUTS["base"]
 WIDTH = INPUTS["head_dim"]
-SECTIONS = tuple(INPUTS[f"section_{a}"] for a in ("temporal", "height", "width"))
+SECTIONS = (INPUTS["section_temporal"], INPUTS["section_height"], INPUTS["section_width"])
 AXES = ("temporal", "height", "width")
 
 
@@ -195,24 +199,40 @@ def checks(rec: Recorder) -> None:
         0,
         scope="the same 256 tokens: the split-half pairs (j, j + 64)",
     )
-    # Probe each axis: move one axis by 1 and see which pairs turn.
+    # Probe each axis: move one axis by 1 and see which pairs turn. The run of an axis
+    # starts where the sections before it end and holds its section's pairs: each end is
+    # compared with the sums of the sections (the inputs), and the count with the run's
+    # length (so the run has no gap).
     firsts, lasts = [], []
     for axis in range(3):
         probe = np.zeros((3, 1), dtype=np.int64)
         probe[axis, 0] = 1
         turned = np.flatnonzero(rope.mrope_angles(probe, inv, SECTIONS)[0])
-        firsts.append(int(turned[0]))
-        lasts.append(int(turned[-1]))
-        check = rec.exact(
-            f"a unit step in {AXES[axis]} turns a contiguous run of {SECTIONS[axis]} pairs "
-            "(pairs turned minus run length)",
-            turned.size - (turned[-1] - turned[0] + 1) + (turned.size - SECTIONS[axis]),
-            0,
+        first, last = (int(turned[0]), int(turned[-1])) if turned.size else (-1, -1)
+        firsts.append(first)
+        lasts.append(last)
+        start = sum(SECTIONS[:axis])
+        for end, got, want, formula in (
+            ("first", first, start, "the sections before it"),
+            ("last", last, start + SECTIONS[axis] - 1, "those up to its own, minus 1"),
+        ):
+            rec.exact(
+                f"a unit step in {AXES[axis]} turns, as its {end} pair, the sum of {formula}: "
+                f"{want}",
+                got,
+                want,
+                scope="posenc.rope.mrope_angles, Qwen2-VL sections (16, 24, 24), one axis moved",
+                quantity=f"{end}_{AXES[axis]}",
+                show=Show(),
+            )
+        rec.exact(
+            f"a unit step in {AXES[axis]} turns a contiguous run: pairs turned = last - first + 1",
+            int(turned.size),
+            last - first + 1,
             scope="posenc.rope.mrope_angles, Qwen2-VL sections, one axis moved",
+            quantity=f"count_{AXES[axis]}",
+            show=Show(),
         )
-        rec.quantity(f"first_{AXES[axis]}", int(turned[0]), show=Show(), by=check)
-        rec.quantity(f"last_{AXES[axis]}", int(turned[-1]), show=Show(), by=check)
-        rec.quantity(f"count_{AXES[axis]}", int(turned.size), show=Show(), by=check)
     rec.exact(
         "the runs are in ladder order: temporal, then height, then width (gaps/overlaps)",
         abs(firsts[0])
@@ -222,20 +242,24 @@ def checks(rec: Recorder) -> None:
         0,
         scope="the three probes above",
     )
-    # Wavelengths at the ends of each run: posenc's against mpmath at 50 digits.
+    # Wavelengths at the ends of each run: posenc's against mpmath at 50 digits, each to
+    # within 10^-14 of its size.
     waves = rope.wavelengths(inv)  # (64,)
-    ends = sorted(set(firsts + lasts))
-    errors = [float(waves[j] / wavelength_50(j) - 1) for j in ends]
-    check = rec.numeric(
-        "posenc's wavelengths at the ends of the sections equal 2 pi b^(2j/d) (relative error)",
-        errors,
-        tol=1e-14,
-        scope="pairs at both ends of each section; mpmath at 50 digits",
-    )
     three = Show(sig=3)
     for axis in range(3):
         for end, j in (("lo", firsts[axis]), ("hi", lasts[axis])):
-            rec.quantity(f"wave_{AXES[axis]}_{end}", float(wavelength_50(j)), show=three, by=check)
+            exact_wave = sp.Float(wavelength_50(j), 50)  # all 50 digits reach the kit
+            rec.close(
+                f"posenc's wavelength of pair {j}, the {AXES[axis]} section's "
+                f"{'first' if end == 'lo' else 'last'}, is 2 pi b^(2j/d)",
+                float(waves[j]),
+                exact_wave,
+                tol=float(exact_wave) * 1e-14,
+                scope="posenc.rope.wavelengths against mpmath at 50 digits; tolerance 10^-14 "
+                "of the wavelength",
+                quantity=f"wave_{AXES[axis]}_{end}",
+                show=three,
+            )
     # The width axis rides only slow clocks: its fastest pair is slower than every
     # temporal and every height pair (the ladder grows: Proposition 22).
     rec.exact(
@@ -247,19 +271,49 @@ def checks(rec: Recorder) -> None:
 
     # Step 4. The score sees the three offsets, not the distance: three keys at
     # Euclidean distance 60 from the query, q = k = (1, ..., 1). posenc's scores against
-    # mpmath's 2 sum_j cos(delta theta_j).
+    # mpmath's 2 sum_j cos(delta theta_j); the page shows mpmath's.
     ones = np.ones(WIDTH)
-    errs = [score_float(ones, ones, o) - float(score_mp(o)) for o in OFFSETS]
-    check = rec.numeric(
+    witness = rec.close(
         "posenc's M-RoPE scores at offsets (0,60,0), (0,0,60), (0,36,48) equal mpmath's",
-        errs,
+        [score_float(ones, ones, o) for o in OFFSETS],
+        [sp.Float(score_mp(o), 50) for o in OFFSETS],
         tol=1e-10,
         scope="q = k = (1, ..., 1), d = 128, b = 1e6; absolute error, scores of size 100",
     )
-    values = [float(score_mp(o)) for o in OFFSETS]
     two = Show(decimals=2)
-    for name, v in zip(("score_height", "score_width", "score_both"), values, strict=True):
-        rec.quantity(name, v, show=two, by=check)
+    for name, o in zip(("score_height", "score_width", "score_both"), OFFSETS, strict=True):
+        rec.quantity(name, float(score_mp(o)), show=two, by=witness)
+    # Along width the score hardly moves: over the offsets 0 to the figure's largest,
+    # posenc's scores equal mpmath's, and mpmath's stay within a thousandth of the score at
+    # offset 0 (the slowest clocks turn by at most 100 theta_40, about 0.018 radians).
+    reach = INPUTS["figure_max_offset"]
+    drawn = inspect.signature(fig_mrope_sections).parameters["max_offset"].default
+    rec.exact(
+        f"the figure's right panel runs over the offsets 0 to {reach} (its default max_offset)",
+        drawn,
+        reach,
+        scope="posenc.figures.mrope.fig_mrope_sections, as the site's build calls it",
+    )
+    along = [(0, 0, o) for o in range(reach + 1)]
+    exact_along = [sp.Float(score_mp(o), 50) for o in along]
+    rec.close(
+        f"posenc's scores along width, offsets 0 to {reach}, equal mpmath's",
+        [score_float(ones, ones, o) for o in along],
+        exact_along,
+        tol=1e-10,
+        scope=f"q = k = (1, ..., 1), d = 128, b = 1e6, key at (0, 0, w) for w = 0..{reach}",
+    )
+    drop = float(max(exact_along[0] - v for v in exact_along))
+    rec.band(
+        f"along width the score stays within 1/1000 of its value at offset 0, up to {reach}",
+        drop,
+        low=0,
+        high=Fraction(1, 1000),
+        samples=len(along),
+        scope=f"mpmath at 50 digits, offsets 0..{reach} along width; the largest fall",
+        quantity="width_score_drop",
+        show=Show(sig=2),
+    )
 
 
 # -- misreadings -------------------------------------------------------------------

@@ -266,7 +266,8 @@ def run_one(path: Path, *, first_failure: bool = False) -> Result:
         title, uses = module.TITLE, [int(u) for u in module.USES]
         statement = (module.__doc__ or "").strip()
         inputs = _inputs(module)
-        recorder = Recorder(stop_at_failure=first_failure)
+        _inputs_are_read(path.read_text(encoding="utf-8"), inputs, number)
+        recorder = Recorder(stop_at_failure=first_failure, proof=f"Proposition {number}")
         stopped = False
         try:
             module.checks(recorder)
@@ -323,6 +324,30 @@ def _inputs(module) -> dict[str, Any]:
             raise ValueError(f"INPUTS[{name!r}] must be an integer or a Fraction, got {value!r}")
         out[name] = str(value)
     return out
+
+
+def _inputs_are_read(source: str, inputs: dict[str, Any], number: int) -> None:
+    """Refuse a declared input that no code of the proof reads as ``INPUTS["name"]``.
+
+    A page may type an input, so an input must be what the checks use: a value
+    declared beside a constant that the checks read instead (``K = 2`` next to
+    ``INPUTS = {"k": 2}``) lets the two drift apart with the page still bound.
+    """
+    read = {
+        node.slice.value
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Subscript)
+        and isinstance(node.ctx, ast.Load)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "INPUTS"
+        and isinstance(node.slice, ast.Constant)
+    }
+    unread = sorted(set(inputs) - read)
+    if unread:
+        raise ValueError(
+            f"Proposition {number}: input(s) {', '.join(unread)} declared in INPUTS but never"
+            ' read as INPUTS["name"]: the checks must use the value the page may type'
+        )
 
 
 def _name_inputs_apart(inputs: dict[str, Any], quantities: dict[str, Any]) -> None:

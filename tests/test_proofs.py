@@ -322,6 +322,85 @@ def test_a_broken_copy_makes_the_runner_fail(tmp_path, group):
     assert not problems, "\n".join(problems) + "\n" + done.stdout
 
 
+#: The holes of issue 34: a one-token change with which the proof still verified while
+#: the page showed another number. Each must now fail on a check. A file may have several;
+#: the n-th change of every file runs in the n-th round (one command per round).
+HOLES = {
+    # Proposition 15: the answer to "where does the next bucket start" (24) moved to 0
+    "p15_t5_buckets.py": [
+        (
+            '(T5_CAUSAL, -46, 0, "answer_causal_minus_46"),',
+            '(T5_CAUSAL, 46, 0, "answer_causal_minus_46"),',
+        )
+    ],
+    # Proposition 16: the head counts cut to 1..126 while the page says 1..128; the
+    # row-512 share, said to be below 1/e, replaced by its complement
+    "p16_alibi.py": [
+        (
+            'HEAD_COUNTS = tuple(range(1, INPUTS["max_heads"] + 1))',
+            'HEAD_COUNTS = tuple(range(1, INPUTS["max_heads"] - 1))',
+        ),
+        ("        Fraction(slowest),", "        Fraction(1 - slowest),"),
+    ],
+    # Proposition 17: the tolerance 2^-53 the page names loosened to 2^53
+    "p17_nope_causal_layer_counts.py": [
+        ("UNIT_ROUNDOFF = Fraction(1, 2**53)", "UNIT_ROUNDOFF = Fraction(2**53)"),
+    ],
+    # Proposition 18: k = 3 while the page says k = 2; the window's edge r = k dropped
+    "p18_shaw_clipping.py": [
+        ('    "k": 2,', '    "k": 3,'),
+        ("for off in range(-lim, lim + 1)]", "for off in range(-lim, lim)]"),
+    ],
+    # Proposition 19: the table's columns swapped, so "sin 3" shows cos 3 (-0.990)
+    "p19_transformer_xl_four_terms.py": [
+        (
+            '"R": posenc.sinusoidal(length, 2),  # (L, 2): row k is R_k = (sin k, cos k)',
+            '"R": posenc.sinusoidal(length, 2)[:, ::-1],  # (L, 2): row k is R_k = (sin k, cos k)',
+        ),
+        (
+            "moved = absolute_score(2, 1) - absolute_score(1, 0)",
+            "moved = absolute_score(2, 1) - absolute_score(0, 0)",
+        ),
+    ],
+    # Proposition 21: the page's cos 6 computed as sin 6
+    "p21_rope_decay_is_a_bound.py": [("worked[6],", "math.sin(6),")],
+    # Proposition 22: the misread wavelength taken at another pair (51.9 becomes 76.1)
+    "p22_rope_base_and_wavelength.py": [
+        (
+            '"GPT-NeoX misread over head_dim", slowest, head_neox',
+            '"GPT-NeoX misread over head_dim", slowest + 2, head_neox',
+        )
+    ],
+}
+
+
+@pytest.mark.parametrize("round_", range(max(len(v) for v in HOLES.values())))
+def test_a_hole_of_issue_34_now_fails(tmp_path, round_):
+    """Each change that a page's number once survived now fails its proof on a check."""
+    names = sorted(n for n, changes in HOLES.items() if len(changes) > round_)
+    for name in names:
+        true, false = HOLES[name][round_]
+        source = (ROOT / "proofs" / name).read_text()
+        assert source.count(true) == 1, f"{name}: the line of the hole has moved; update HOLES"
+        (tmp_path / name).write_text(source.replace(true, false))
+    report = tmp_path / "report.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "proofs", "--dir", str(tmp_path), "--no-cache",
+         "--first-failure", "--report", str(report), "-q"],
+        cwd=ROOT, capture_output=True, text=True, timeout=600 * len(names),
+    )  # fmt: skip
+    assert done.returncode == 1, done.stdout + done.stderr
+    ran = {p["file"]: p for p in json.loads(report.read_text())["propositions"]}
+    problems = []
+    for name in names:
+        checks = ran[name]["checks"]
+        if ran[name]["status"] != "failed" or not checks or checks[-1]["passed"]:
+            problems.append(f"{name}: {ran[name]['status']}, {ran[name]['error'][:200]}")
+        elif checks[-1]["kind"] == "crash":
+            problems.append(f"{name}: crashed instead of failing a check: {checks[-1]['detail']}")
+    assert not problems, "\n".join(problems)
+
+
 def test_an_unrefuted_misreading_fails_the_proof(tmp_path):
     # Replace a misreading's witness by a point where both sides agree.
     name = "p08_shift_is_rotation.py"
