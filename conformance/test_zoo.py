@@ -143,11 +143,12 @@ def _verdict(status: str, reason: str) -> str:
     return status
 
 
-def _record(case: str, judged, known: str | None) -> None:
+def _record(case: str, judged, known: str | None, kind: str = "zoo", **extra) -> None:
+    """One record case: a family of the zoo (kind "zoo") or a published config ("config")."""
     record(
         library="transformers",
         version=version("transformers"),
-        kind="zoo",
+        kind=kind,
         case=case,
         convention=judged.file,
         compared=COMPARED,
@@ -155,15 +156,24 @@ def _record(case: str, judged, known: str | None) -> None:
         largest_difference=judged.largest,
         verdict=_verdict(judged.status, judged.reason),
         model_type=judged.model_type,
-        file=judged.file,
         status=judged.status,
         differences=judged.differences,
         known=known,
+        posenc=judged.reading,
+        notes=judged.notes,
+        **extra,
+    )
+
+
+def _record_family(case: str, judged, known: str | None) -> None:
+    _record(
+        case,
+        judged,
+        known,
+        file=judged.file,
         reason=judged.reason,
         unmeasured=judged.unmeasured,
-        posenc=judged.reading,
         measured=judged.measured,
-        notes=judged.notes,
         bound_used=judged.bound_used,
     )
 
@@ -202,7 +212,7 @@ def test_family(model_type: str):
     if BROKEN is not None:
         not_run("transformers", "zoo", f"the zoo cannot be listed: {BROKEN}")
     judged = judge(build(model_type))
-    _record(model_type, judged, KNOWN.get(model_type))
+    _record_family(model_type, judged, KNOWN.get(model_type))
     _check(model_type, judged)
 
 
@@ -326,7 +336,7 @@ def test_variant(case, model_type, scheme, kind, make):
         not_run("transformers", "zoo", f"the zoo cannot be listed: {BROKEN}")
     data = make(build(model_type).data)
     judged = judge(build(model_type, data=data))
-    _record(case, judged, KNOWN.get(case))
+    _record_family(case, judged, KNOWN.get(case))
     _check(case, judged)
     if judged.status != "agrees":
         return
@@ -361,23 +371,7 @@ def test_real_config_in_the_zoo(path: Path):
         # A multimodal family whose text model is another family's (Mistral 3's is
         # Ministral 3): its language model, built from the text part of the same file.
         judged = judge(build(text["model_type"], data=text))
-    record(
-        library="transformers",
-        version=version("transformers"),
-        kind="config",
-        case=path.name,
-        convention=judged.file,
-        compared=COMPARED,
-        dtype="float32",
-        largest_difference=judged.largest,
-        verdict=_verdict(judged.status, judged.reason),
-        model_type=judged.model_type,
-        status=judged.status,
-        differences=judged.differences,
-        known=KNOWN_REAL.get(path.name),
-        posenc=judged.reading,
-        notes=judged.notes,
-    )
+    _record(path.name, judged, KNOWN_REAL.get(path.name), kind="config")
     what = "; ".join(f"{k}: {v}" for k, v in judged.differences.items()) or judged.reason
     if path.name in KNOWN_REAL:
         assert judged.status != "agrees", f"{path.name} agrees now: remove it from KNOWN_REAL"

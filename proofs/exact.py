@@ -271,6 +271,28 @@ def cell(value: float | Fraction | int, show: Show) -> Cell:
     return Cell(text, low * scale, high * scale)
 
 
+def pick(enclosure: tuple[Fraction, Fraction]) -> Fraction:
+    """A short exact value inside the enclosure [low, high]: its midpoint, rounded to the
+    fewest decimals that keep it inside.
+
+    A quantity bound to an enclosure must lie in it; a float near the midpoint can fall
+    outside an enclosure far narrower than a float's spacing, and the midpoint itself
+    can be a rational of hundreds of digits. Raises ValueError for an empty enclosure.
+    """
+    low, high = enclosure
+    if not low <= high:
+        raise ValueError(f"pick: the enclosure is empty (low {low} > high {high})")
+    middle = (low + high) / 2
+    if low == high:  # a point: itself (1/3 has no decimal inside)
+        return middle
+    places = 0
+    while True:
+        near = Fraction(round(middle * 10**places), 10**places)
+        if low <= near <= high:
+            return near
+        places += 1
+
+
 def inside_cell(
     rec: Recorder, claim: str, enclosure: tuple[Fraction, Fraction], shown: Cell, *, scope: str
 ) -> Check:

@@ -25,7 +25,7 @@ import sympy as sp
 import posenc
 from posenc.figures import ladder
 from posenc.similarity import dot_profile, first_rise
-from proofs.exact import cell, inside_cell
+from proofs.exact import cell, inside_cell, pick
 from proofs.kit import Check, Misreading, Recorder, Show, Witness, reduce_to_zero
 from proofs.numbers import render
 
@@ -165,19 +165,8 @@ def rounds_as_shown(
         scope=scope,
     )
     if quantity is not None:
-        rec.quantity(quantity, shortest_inside(*enclosure), show=show, by=check)
+        rec.quantity(quantity, pick(enclosure), show=show, by=check)
     return check
-
-
-def shortest_inside(low: Fraction, high: Fraction) -> Fraction:
-    """The decimal with the fewest digits after the point in [low, high] (low <= high)."""
-    places = 0
-    while True:
-        scale = 10**places
-        candidate = Fraction(math.ceil(low * scale), scale)
-        if candidate <= high:
-            return candidate
-        places += 1
 
 
 #: How the page shows a value of S: three decimals, as FACTS and the figure do.

@@ -51,7 +51,16 @@ import sympy as sp
 from posenc import rope
 from posenc.rotary import rotary
 from proofs import kit
-from proofs.exact import PI_HIGH, PI_LOW, cell, enclose_pi, inside_cell, minus, product
+from proofs.exact import (
+    PI_HIGH,
+    PI_LOW,
+    cell,
+    enclose_pi,
+    inside_cell,
+    minus,
+    pick,
+    product,
+)
 from proofs.kit import Misreading, Recorder, Show, Witness
 
 NUMBER = 27
@@ -372,24 +381,6 @@ def mscale_bounds(factor: int, scale: Fraction) -> Interval:
     return _add(_mul(_point(TENTH * scale), ln_bounds(factor)), _point(1))
 
 
-def _mid(p: Interval) -> Fraction:
-    """A value inside the enclosure: its midpoint, rounded to the fewest decimals that stay in.
-
-    Exact, so it lies in the enclosure the check established (a float near the midpoint
-    could fall outside an enclosure 10^-70 wide); the decimals only keep it short.
-    """
-    low, high = p
-    middle = (low + high) / 2
-    if low == high:
-        return middle
-    places = 0
-    while True:
-        near = Fraction(round(middle * 10**places), 10**places)
-        if low <= near <= high:
-            return near
-        places += 1
-
-
 def _ulps(got: float, want: mpmath.mpf) -> float:
     """|got - want| in float64 ulps of got."""
     return float(abs(mpmath.mpf(got) - want) / mpmath.mpf(np.spacing(abs(got))))
@@ -535,14 +526,14 @@ def checks(rec: Recorder) -> None:
             shown = Show(decimals=2)
             rec.quantity(
                 f"{cfg.key}_{name}_dim",
-                _mid(bounds),
+                pick(bounds),
                 show=shown,
                 by=inside_cell(
                     rec,
                     f"{cfg.name}: c({BETA_FAST if name == 'fast' else BETA_SLOW}) shows as "
-                    f"{cell(_mid(bounds), shown).text}",
+                    f"{cell(pick(bounds), shown).text}",
                     bounds,
-                    cell(_mid(bounds), shown),
+                    cell(pick(bounds), shown),
                     scope=f"{cfg.name}: d = {cfg.dim}, b = {cfg.base}, L0 = {cfg.length}; "
                     "exact enclosure",
                 ),
@@ -735,14 +726,14 @@ def checks(rec: Recorder) -> None:
     three = Show(decimals=3)
     rec.quantity(
         "paper_ratio_30",
-        _mid(paper30),
+        pick(paper30),
         show=three,
         by=inside_cell(
             rec,
-            f"Llama 2, s = 16: the paper keeps {cell(_mid(paper30), three).text} of pair 30's "
+            f"Llama 2, s = 16: the paper keeps {cell(pick(paper30), three).text} of pair 30's "
             "speed",
             paper30,
-            cell(_mid(paper30), three),
+            cell(pick(paper30), three),
             scope="d = 128, b = 10^4, L0 = 4096, s = 16; exact enclosure of r_30",
         ),
     )
@@ -750,26 +741,26 @@ def checks(rec: Recorder) -> None:
     two = Show(decimals=2)
     rec.quantity(
         "turns_30",
-        _mid(turns30),
+        pick(turns30),
         show=two,
         by=inside_cell(
             rec,
-            f"Llama 2: pair 30 turns {cell(_mid(turns30), two).text} times in 4096 positions",
+            f"Llama 2: pair 30 turns {cell(pick(turns30), two).text} times in 4096 positions",
             turns30,
-            cell(_mid(turns30), two),
+            cell(pick(turns30), two),
             scope="d = 128, b = 10^4, L0 = 4096; exact enclosure",
         ),
     )
     gap = _sub(code30, paper30)
     rec.quantity(
         "gap_30",
-        _mid(gap),
+        pick(gap),
         show=three,
         by=inside_cell(
             rec,
-            f"the two forms differ by {cell(_mid(gap), three).text} of pair 30's old speed",
+            f"the two forms differ by {cell(pick(gap), three).text} of pair 30's old speed",
             gap,
-            cell(_mid(gap), three),
+            cell(pick(gap), three),
             scope="Llama 2, s = 16, pair 30; exact",
         ),
     )
@@ -798,14 +789,14 @@ def checks(rec: Recorder) -> None:
     ):
         rec.quantity(
             name,
-            _mid(bounds),
+            pick(bounds),
             show=three,
             by=inside_cell(
                 rec,
-                f"Qwen2.5, s = 4: pair 30 keeps {cell(_mid(bounds), three).text} of its speed "
+                f"Qwen2.5, s = 4: pair 30 keeps {cell(pick(bounds), three).text} of its speed "
                 f"({'code' if 'code' in name else 'paper'})",
                 bounds,
-                cell(_mid(bounds), three),
+                cell(pick(bounds), three),
                 scope="d = 128, b = 10^6, L0 = 32768, s = 4; exact",
             ),
         )
@@ -823,13 +814,13 @@ def checks(rec: Recorder) -> None:
     )
     rec.quantity(
         "smooth_ratio_45",
-        _mid(smooth),
+        pick(smooth),
         show=three,
         by=inside_cell(
             rec,
-            f"unrounded, pair 45 keeps {cell(_mid(smooth), three).text} of its speed",
+            f"unrounded, pair 45 keeps {cell(pick(smooth), three).text} of its speed",
             smooth,
-            cell(_mid(smooth), three),
+            cell(pick(smooth), three),
             scope="d = 128, b = 10^4, L0 = 4096, s = 16, truncate false; exact enclosure of c",
         ),
     )
@@ -919,19 +910,19 @@ def checks(rec: Recorder) -> None:
     a8_squared = _mul(a8, a8)
     rec.quantity(
         "mscale_8",
-        _mid(a8),
+        pick(a8),
         show=four,
         by=inside_cell(
             rec,
-            f"s = {temp}: a = 0.1 ln {temp} + 1 shows as {cell(_mid(a8), four).text}",
+            f"s = {temp}: a = 0.1 ln {temp} + 1 shows as {cell(pick(a8), four).text}",
             a8,
-            cell(_mid(a8), four),
+            cell(pick(a8), four),
             scope=f"ln {temp} by the atanh series, exact",
         ),
     )
     rec.quantity(
         "logit_factor_8",
-        _mid(a8_squared),
+        pick(a8_squared),
         show=four,
         by=inside_cell(
             rec,
@@ -1031,14 +1022,14 @@ def checks(rec: Recorder) -> None:
     softmax = _mul(m_all, m_all)
     rec.quantity(
         "deepseek_softmax_factor",
-        _mid(softmax),
+        pick(softmax),
         show=three,
         by=inside_cell(
             rec,
             f"m({factor_file}, {all_dim})^2 = (0.1 ln {factor_file} + 1)^2 shows as "
-            f"{cell(_mid(softmax), three).text}",
+            f"{cell(pick(softmax), three).text}",
             softmax,
-            cell(_mid(softmax), three),
+            cell(pick(softmax), three),
             scope="s and mscale_all_dim from DeepSeek-V3's config.json; ln s enclosed by the "
             "atanh series, exact",
         ),

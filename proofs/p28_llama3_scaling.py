@@ -47,7 +47,7 @@ import sympy as sp
 
 from posenc import rope
 from proofs import kit
-from proofs.exact import PI_HIGH, PI_LOW, cell, enclose_pi, inside_cell
+from proofs.exact import PI_HIGH, PI_LOW, cell, enclose_pi, inside_cell, pick
 from proofs.kit import Misreading, Recorder, Show, Witness, reduce_to_zero, substitute
 
 NUMBER = 28
@@ -223,24 +223,6 @@ def distance_to_edges(pair: int, width: int) -> tuple[Fraction, Fraction]:
         else:
             ends.append((Fraction(0), max(-low, high)))
     return min(e[0] for e in ends), min(e[1] for e in ends)
-
-
-def _mid(p: tuple[Fraction, Fraction]) -> Fraction:
-    """A value inside an enclosure: its midpoint, rounded to the fewest decimals that stay in.
-
-    Exact, so it lies in the enclosure a check established (a float near the midpoint
-    could fall outside an enclosure 10^-40 wide); the decimals only keep it short.
-    """
-    low, high = p
-    middle = (low + high) / 2
-    if low == high:
-        return middle
-    places = 0
-    while True:
-        near = Fraction(round(middle * 10**places), 10**places)
-        if low <= near <= high:
-            return near
-        places += 1
 
 
 def new_speed_enclosure(pair: int, width: int, factor: Fraction) -> tuple[Fraction, Fraction]:
@@ -488,7 +470,7 @@ def checks(rec: Recorder) -> None:
     five, per_cent = Show(sig=5), Show(sig=2, percent=True)
     for pair in (28, 29, 34, 35):
         enclosure = wavelength_enclosure(pair, WIDTH)
-        shown = cell(_mid(enclosure), five)
+        shown = cell(pick(enclosure), five)
         check = inside_cell(
             rec,
             f"lambda_{pair} = 2 pi b^({pair}/64) shows as {shown.text}",
@@ -496,14 +478,14 @@ def checks(rec: Recorder) -> None:
             shown,
             scope=f"d = 128, b = 5e5, pair {pair}: exact enclosure (pi and a 64th root)",
         )
-        rec.quantity(f"wave_{pair}", _mid(enclosure), show=five, by=check)
+        rec.quantity(f"wave_{pair}", pick(enclosure), show=five, by=check)
     for name, pair, edge, sign in (
         ("below_edge_28", 28, 2048, -1),
         ("above_edge_35", 35, 8192, 1),
     ):
         lo, hi = wavelength_enclosure(pair, WIDTH)
         room = tuple(sorted((sign * (lo / edge - 1), sign * (hi / edge - 1))))
-        shown = cell(_mid(room), per_cent)
+        shown = cell(pick(room), per_cent)
         check = inside_cell(
             rec,
             f"pair {pair} lies {shown.text} {'below' if sign < 0 else 'above'} the edge {edge}",
@@ -511,7 +493,7 @@ def checks(rec: Recorder) -> None:
             shown,
             scope=f"d = 128, b = 5e5, pair {pair}: |lambda/edge - 1| from the exact enclosure",
         )
-        rec.quantity(name, _mid(room), show=per_cent, by=check)
+        rec.quantity(name, pick(room), show=per_cent, by=check)
     # Pair 35 is the closest call and pair 28 the next: every other pair's distance to its
     # nearer edge, |lambda/edge - 1|, is larger than theirs, enclosure against enclosure.
     distance = {i: distance_to_edges(i, WIDTH) for i in range(q)}
@@ -715,22 +697,22 @@ def checks(rec: Recorder) -> None:
     check = inside_cell(
         rec,
         f"L0 = {shifted}: pair 35's weight ({shifted}/lambda_35 - 1)/3 shows as "
-        f"{cell(_mid(weights), tiny).text}",
+        f"{cell(pick(weights), tiny).text}",
         weights,
-        cell(_mid(weights), tiny),
+        cell(pick(weights), tiny),
         scope="d = 128, b = 5e5, pair 35: exact enclosure of lambda_35",
     )
-    rec.quantity("g_shifted", _mid(weights), show=tiny, by=check)
+    rec.quantity("g_shifted", pick(weights), show=tiny, by=check)
     rises = ((factor - 1) * weights[0], (factor - 1) * weights[1])
     check = inside_cell(
         rec,
         f"pair 35's speed is theta/{factor} times 1 + {factor - 1}g: "
-        f"{cell(_mid(rises), per_cent).text} above theta/{factor}",
+        f"{cell(pick(rises), per_cent).text} above theta/{factor}",
         rises,
-        cell(_mid(rises), per_cent),
+        cell(pick(rises), per_cent),
         scope=f"d = 128, b = 5e5, pair 35, L0 = {shifted}, s = {factor}: exact enclosure",
     )
-    rec.quantity("speed_rise_shifted", _mid(rises), show=per_cent, by=check)
+    rec.quantity("speed_rise_shifted", pick(rises), show=per_cent, by=check)
 
 
 # -- misreadings -------------------------------------------------------------------

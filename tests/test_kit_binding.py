@@ -155,3 +155,14 @@ def test_close_takes_sympy_numbers():
     rec = Recorder()
     assert rec.close("sqrt 2", math.sqrt(2), sp.sqrt(2), tol=1e-15, scope="s").passed
     assert rec.close("a SymPy Float", 0.5, sp.Float("0.5", 30), tol=0, scope="s").passed
+
+
+def test_pick_gives_a_short_value_inside_the_enclosure():
+    from proofs.exact import pick
+
+    assert pick((Fraction(28221, 1000), Fraction(28224, 1000))) == Fraction(28222, 1000)
+    assert pick((Fraction(1, 3), Fraction(1, 3))) == Fraction(1, 3)  # a point has no decimal
+    low, high = Fraction(1, 3), Fraction(1, 3) + Fraction(1, 10**40)
+    assert low <= pick((low, high)) <= high
+    with pytest.raises(ValueError, match="the enclosure is empty"):
+        pick((Fraction(1), Fraction(0)))
