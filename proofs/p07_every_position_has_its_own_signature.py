@@ -353,8 +353,24 @@ def checks(rec: Recorder) -> None:
             scope="exact rationals",
         )
     fewest, most = sizes[0], sizes[-1]
-    rec.quantity("third_pairs_fewest", fewest, show=Show(), by=counted[fewest])
-    rec.quantity("third_pairs_most", most, show=Show(), by=counted[most])
+    # Three thirds of d/2 pairs hold floor(d/6) or ceil(d/6) pairs each: the page's
+    # "85 or 86" against the split the figure and the shares use.
+    rec.exact(
+        "the smallest third holds floor(d / 6) pairs",
+        fewest,
+        HALF // 3,
+        scope="the thirds of the d/2 pairs the shares are taken over",
+        quantity="third_pairs_fewest",
+        show=Show(),
+    )
+    rec.exact(
+        "the largest third holds ceil(d / 6) pairs",
+        most,
+        -(-HALF // 3),
+        scope="the thirds of the d/2 pairs the shares are taken over",
+        quantity="third_pairs_most",
+        show=Show(),
+    )
     third_low, third_high = bounds[fewest][0], bounds[most][1]  # sqrt(2 n) grows with n
     third_shown = cell(float(third_low), Show(sig=2))
     levels = inside_cell(

@@ -336,10 +336,11 @@ def checks(rec: Recorder) -> None:
     # The page's example of step 3 at k = 2: keys 3 and 7 places after the query
     # are the offsets k + 1 and k + 5 of the moved token, and posenc.shaw_index
     # gives both the edge row 2k.
-    near, far = INPUTS["near"], INPUTS["far"]
+    near, far, beyond = INPUTS["near"], INPUTS["far"], INPUTS["beyond"]
     rec.exact(
-        f"the page's offsets {near} and {far} are k + 1 and k + 5 (count of those that are not)",
-        int(near != K + 1) + int(far != K + 5),
+        f"the page's offsets {near}, {far} and {beyond} are k + 1, k + 5 and k + 3"
+        " (count of those that are not)",
+        int(near != K + 1) + int(far != K + 5) + int(beyond != K + 3),
         0,
         scope=f"k = {K}",
     )
