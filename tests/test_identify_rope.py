@@ -9,18 +9,17 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 
 import mpmath
 import numpy as np
 import pytest
+from _configs import CONFIGS, ONE_LADDER
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from posenc import rope
 from posenc.identify_rope import identify_cache, identify_config, identify_inv_freq
 
-CONFIGS = sorted((Path(__file__).resolve().parents[1] / "data" / "configs").glob("*.json"))
 mpmath.mp.dps = 50
 
 
@@ -185,28 +184,11 @@ def _layer(path):
     return {"layer_type": "full_attention"} if "gemma" in path.name else {}
 
 
-#: The configs whose speeds alone name their scheme again: one rotary ladder of the six
-#: schemes identify_inv_freq fits. The configs of 2025-2026 models (proportional rotary,
-#: layers without rotary, Llama 4's step, YaRN untruncated) are read layer by layer in
-#: tests/test_model_config.py.
-NAMED = [
-    path
-    for path in CONFIGS
-    if path.stem
-    in {
-        "code-llama-7b", "deepseek-v3", "gemma-3-4b-rope-parameters", "gpt-neox-20b",
-        "llama-2-7b-dynamic-2", "llama-2-7b-linear-4", "llama-2-7b",
-        "llama-3.1-8b-rope-parameters", "llama-3.1-8b", "llama-3.2-1b",
-        "phi-3-mini-128k-shape", "qwen2.5-7b-yarn-4",
-    }
-]  # fmt: skip
-
-
 def test_the_named_configs_are_all_there():
-    assert len(NAMED) == 12
+    assert len(ONE_LADDER) == 12
 
 
-@pytest.mark.parametrize("path", NAMED, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", ONE_LADDER, ids=lambda p: p.stem)
 def test_real_configs_named_in_both_forms(path):
     config = json.loads(path.read_text())
     expected = {"llama-2-7b-dynamic-2": "dynamic", "phi-3-mini-128k-shape": "longrope"}

@@ -12,6 +12,7 @@ from pathlib import Path
 import jupytext
 import nbformat
 import pytest
+from _configs import ONE_LADDER
 
 from hooks.notebooks import NotebookPageError, clean
 
@@ -91,8 +92,6 @@ def test_download_is_the_source_as_a_notebook(notebook, site_dir: Path):
 # ----------------------------------------------------------------------------
 # "Which scaling does my model use?": what it prints, against the configs themselves
 
-CONFIGS = sorted((ROOT / "data" / "configs").glob("*.json"))
-
 
 def _printed(site_dir: Path, name: str) -> list[str]:
     text = (site_dir / "notebooks" / name / "index.html").read_text(encoding="utf-8")
@@ -112,20 +111,6 @@ def _declared(config: dict) -> dict[str, tuple[str, str]]:
     if nested:
         return {f" [{k}]": (form, v.get("rope_type", v.get("type"))) for k, v in nested.items()}
     return {"": (form, entry.get("rope_type", entry.get("type", "default")))}
-
-
-#: The configs the notebook's table reads: the models that scale one ladder.
-ONE_LADDER = [
-    path
-    for path in CONFIGS
-    if path.stem
-    in {
-        "code-llama-7b", "deepseek-v3", "gemma-3-4b-rope-parameters", "gpt-neox-20b",
-        "llama-2-7b-dynamic-2", "llama-2-7b-linear-4", "llama-2-7b",
-        "llama-3.1-8b-rope-parameters", "llama-3.1-8b", "llama-3.2-1b",
-        "phi-3-mini-128k-shape", "qwen2.5-7b-yarn-4",
-    }
-]  # fmt: skip
 
 
 def test_which_scaling_names_the_form_and_scheme_of_every_config(site_dir: Path):
