@@ -44,6 +44,7 @@ from hooks import (  # noqa: E402
     links,
     loading,
     notebooks,
+    parts,
     printable,
     registry,
     search_index,
@@ -59,6 +60,7 @@ class Build:
     """What one build knows: registry, proof results, sources, version."""
 
     registry: dict[int, registry.Proposition]
+    parts: dict[str, parts.Part]
     results: dict[int, runner.Result]
     sources: dict[str, Any]
     version: str
@@ -131,8 +133,13 @@ def on_config(config, **_):
         entries = registry.load(docs, ROOT)
         registry.check_pages(docs)
         sources = registry.load_sources(docs / "sources.yml")
-    except registry.RegistryError as exc:
+        groups = parts.load(docs)
+    except (registry.RegistryError, parts.PartError) as exc:
         raise PluginError(_registry_message(exc)) from None
+    problems = parts.check(groups, entries)
+    if problems:
+        raise PluginError(_registry_message(registry.RegistryError("\n".join(problems))))
+    _part_nav(config, groups, entries)
     results = {r.number: r for r in runner.run(directory=ROOT / "proofs", progress=_progress)}
     runner.write_report(list(results.values()))
     failed = [r for r in results.values() if not r.passed]
@@ -173,6 +180,7 @@ def on_config(config, **_):
         cache=kept,
         values=values,
         registry=entries,
+        parts=groups,
         results=results,
         sources=sources,
         version=version,
@@ -182,6 +190,32 @@ def on_config(config, **_):
         highlights=highlight.LastingHighlights(kept).open(),
     )
     return config
+
+
+#: The section of mkdocs.yml's nav that the parts fill.
+PROPOSITIONS_NAV = "Propositions"
+
+
+def _part_nav(config, groups, entries) -> None:
+    """Append a section per part to the nav's Propositions section (hooks/parts.py)."""
+    for item in config.nav or ():
+        if isinstance(item, dict) and PROPOSITIONS_NAV in item:
+            section = item[PROPOSITIONS_NAV]
+            if not isinstance(section, list):
+                section = item[PROPOSITIONS_NAV] = [section]
+            listed = set(_nav_order(section))
+            made = parts.nav(groups, entries)
+            twice = sorted(listed & set(_nav_order(made)))
+            if twice:
+                raise PluginError(
+                    f"posenc: mkdocs.yml lists {', '.join(twice)} under {PROPOSITIONS_NAV}, "
+                    "where the parts put them (hooks/parts.py): remove them there"
+                )
+            section.extend(made)
+            return
+    raise PluginError(
+        f"posenc: mkdocs.yml's nav has no section '{PROPOSITIONS_NAV}' for the parts to fill"
+    )
 
 
 #: What an executed notebook can depend on beyond its own bytes, which
@@ -371,6 +405,8 @@ def common_blocks(
         "bibliography": lambda: blocks.bibliography(build.sources, cited_by()),
         "graph": lambda: graph.block(build.registry, statuses(), url_base),
         "all": lambda: printable.PLACEHOLDER if src == PRINT_PAGE else "",
+        "part": lambda: _part_contents(build, src, base),
+        "questions": lambda: parts.questions(build.parts, build.registry, base),
         "api-index": lambda: apiindex.PLACEHOLDER if src == apiindex.INDEX else "",
         "cli": lambda: _cli_help() if src == CLI_PAGE else "",
         "history": lambda: (
@@ -380,6 +416,13 @@ def common_blocks(
         ),
     }
     return {name: make() if name in wanted else "" for name, make in makers.items()}
+
+
+def _part_contents(build: Build, src: str, base: str) -> str:
+    part = next((p for p in build.parts.values() if p.page == src), None)
+    if part is None:
+        raise blocks.BlockError(f"{src}: <!-- posenc:part --> is only for a part's page")
+    return parts.contents(part, build.registry, base)
 
 
 PRINT_PAGE = "propositions/all.md"

@@ -10,6 +10,8 @@ matter that is its registry entry::
     proof: proofs/p08_shift_is_rotation.py
     figures: [{name: fig_shift_rotation, alt: ...}]
     sources: [vaswani2017]         # keys of docs/sources.yml
+    part: sinusoidal               # the part it is read in: docs/parts/sinusoidal.md
+    question: Why can one linear map move every code k positions on?   # the reader's
     retired: {replaced_by: 9, why: ...}   # only for a retired number
 
 Every field is checked for its type, and a field that is not one of these (or
@@ -36,18 +38,22 @@ PAGE_RE = re.compile(r"^p(\d{2})-([a-z0-9-]+)\.md$")
 # As MkDocs reads it: a line of ---, the YAML, then a line of --- or ...
 FRONT_RE = re.compile(r"\A---[ \t]*\n(.*?\n)??(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
 FIGURE_RE = re.compile(r"^fig_[a-z0-9_]+$")
+PART_RE = re.compile(r"^[a-z][a-z0-9-]*$")
 #: The keys a retired number's ``retired:`` mapping may hold.
 RETIRED_KEYS = ("replaced_by", "why")
 #: What each field of a proposition's front matter holds, as error messages say it.
 FIELDS = {
     "number": "the permanent number, a positive integer",
     "title": "one line of plain text",
+    "short": "a shorter title for the navigation, one line of plain text",
     "statement": "the statement, Markdown with TeX",
     "uses": "a list of smaller proposition numbers, such as [3, 5]",
     "proof": "the proof file, proofs/pNN_<slug>.py",
     "figures": "a list of {name: fig_<name>, alt: <text read instead of the figure>}",
     "sources": "a list of keys of docs/sources.yml, such as [vaswani2017]",
     "retired": "{replaced_by: <number>, why: <text>}, only on a retired number",
+    "part": "the key of the part it is read in, the name of a page docs/parts/<key>.md",
+    "question": "the reader's question it answers, one line of plain text",
 }
 #: Fields that MkDocs or Material read from any page (not the registry).
 PAGE_FIELDS = {
@@ -79,6 +85,9 @@ class Proposition:
     figures: tuple[Figure, ...]
     sources: tuple[str, ...]
     retired: dict[str, Any] | None = None
+    part: str | None = None
+    short: str | None = None
+    question: str | None = None
     used_by: tuple[int, ...] = field(default=(), compare=False)
 
     @property
@@ -265,10 +274,13 @@ def _check_fields(data: dict[str, Any], number: int, report: _Problems) -> None:
         report.add("number", f"must be a positive integer, got {_kind(value)}")
     elif "number" in data and value != number:
         report.add("number", f"front matter says number {value}, the file name says {number:02d}")
-    for key in ("title", "description"):
+    for key in ("title", "short", "description", "question"):
         value = data.get(key)
         if key in data and not (_is_text(value) and "\n" not in value.strip()):
             report.add(key, f"must be one line of plain text, got {_kind(value)}")
+    value = data.get("part")
+    if "part" in data and not (isinstance(value, str) and PART_RE.match(value)):
+        report.add("part", f"must be {FIELDS['part']} (lower case, digits, -), got {_kind(value)}")
     value = data.get("statement")
     if "statement" in data and not _is_text(value):
         report.add("statement", f"must be Markdown text, got {_kind(value)}")
@@ -397,6 +409,9 @@ def _entry(path: Path, docs: Path) -> Proposition:
         figures=tuple(Figure(f["name"], f["alt"]) for f in data.get("figures") or []),
         sources=tuple(data.get("sources") or []),
         retired=data.get("retired"),
+        part=data.get("part"),
+        short=data["short"].strip() if "short" in data else None,
+        question=" ".join(data["question"].split()) if "question" in data else None,
     )
 
 
