@@ -108,7 +108,10 @@ def load(docs: Path) -> dict[str, Part]:
             mine.append(f"{where}: a part's file name is its key: lower case, digits and -")
         extra = sorted(str(k) for k in data if k not in FIELDS)
         if extra:
-            mine.append(f"{where}: unknown field(s) {', '.join(extra)}; a part page has {', '.join(FIELDS)}")
+            mine.append(
+                f"{where}: unknown field(s) {', '.join(extra)}; "
+                f"a part page has {', '.join(FIELDS)}"
+            )
         number, title, order = data.get("number"), data.get("title"), data.get("order")
         if not (isinstance(number, int) and not isinstance(number, bool) and number >= 1):
             mine.append(f"{where}: number: must be {FIELDS['number']}, got {number!r}")
