@@ -264,20 +264,40 @@ def fill(markdown: str, blocks: Mapping[str, str]) -> str:
 
 
 def corpus_table(
-    registry: Mapping[int, Proposition], results: Mapping[int, Any], base: str
+    registry: Mapping[int, Proposition],
+    results: Mapping[int, Any],
+    base: str,
+    parts: Mapping[str, Any] | None = None,
 ) -> str:
-    """The list of propositions with their status, for the home page."""
-    rows = ["| N | Proposition | Uses | Evidence | Status |", "|--:|---|---|---|---|"]
-    for n, entry in registry.items():
-        result = results.get(n)
+    """The list of propositions with their status, for the home page.
+
+    With ``parts`` (:class:`hooks.parts.Part` by key, in their order), one table
+    per part, under the part's heading, in its reading order; the numbers no
+    part lists (retired ones) follow in a table of their own.
+    """
+    head = ["| N | Proposition | Uses | Evidence | Status |", "|--:|---|---|---|---|"]
+
+    def row(n: int) -> str:
+        entry, result = registry[n], results.get(n)
         title = markdown_text(entry.title)
         if entry.retired is not None:
-            rows.append(f"| {n} | [{title}]({base}{entry.page}) | | | retired |")
-            continue
+            return f"| {n} | [{title}]({base}{entry.page}) | | | retired |"
         uses = ", ".join(str(u) for u in entry.uses) or "none"
         kinds = ", ".join(result.kinds) if result else ""
-        rows.append(
+        return (
             f"| {n} | [{title}]({base}{entry.page}) | {uses} | {kinds} "
             f"| {status(entry, results, registry)} |"
         )
-    return "\n".join(rows) + "\n"
+
+    if not parts:
+        return "\n".join([*head, *(row(n) for n in registry)]) + "\n"
+    out = []
+    listed = set()
+    for part in parts.values():
+        out += [f"### [{markdown_text(part.heading)}]({base}{part.page})", ""]
+        out += [*head, *(row(n) for n in part.order if n in registry), ""]
+        listed.update(part.order)
+    rest = [n for n in registry if n not in listed]
+    if rest:
+        out += ["### Retired numbers", "", *head, *(row(n) for n in rest), ""]
+    return "\n".join(out)

@@ -53,13 +53,19 @@ def proposition_record(
     sources: Mapping[str, Mapping[str, Any]],
     site_url: str,
     statement_sha256: str | None = None,
+    part: Any = None,
 ) -> dict[str, Any]:
-    """One proposition's record; ``statement_sha256`` defaults to its page's in docs/."""
+    """One proposition's record; ``statement_sha256`` defaults to its page's in docs/.
+
+    ``part`` is the :class:`hooks.parts.Part` it is read in (None for a retired number).
+    """
     if statement_sha256 is None:
         statement_sha256 = _hashes(None)[entry.number]
     record: dict[str, Any] = {
         "number": entry.number,
         "title": entry.title,
+        "part": None if part is None else part.key,
+        "question": entry.question,
         "statement": entry.statement,
         "statement_sha256": statement_sha256,
         "url": _absolute(site_url, entry.url),
@@ -107,13 +113,31 @@ def propositions_json(
     site_url: str,
     version: str,
     hashes: Mapping[int, str] | None = None,
+    parts: Mapping[str, Any] | None = None,
 ) -> str:
+    """The corpus as JSON (docs/propositions.schema.json): its parts, then every proposition.
+
+    ``parts`` are :class:`hooks.parts.Part` by key, in their order; each lists its
+    propositions in reading order, and each proposition names its part.
+    """
     hashes = _hashes(hashes)
+    parts = parts or {}
+    part_of = {n: part for part in parts.values() for n in part.order}
     data = {
         "$schema": _absolute(site_url, SCHEMA_URL),
         "corpus": "posenc",
         "version": version,
         "site_url": site_url,
+        "parts": [
+            {
+                "key": part.key,
+                "number": part.number,
+                "title": part.title,
+                "url": _absolute(site_url, part.url),
+                "propositions": list(part.order),
+            }
+            for part in parts.values()
+        ],
         "propositions": [
             proposition_record(
                 entry,
@@ -122,6 +146,7 @@ def propositions_json(
                 sources,
                 site_url,
                 hashes[n],
+                part=part_of.get(n),
             )
             for n, entry in registry.items()
         ],

@@ -13,6 +13,7 @@ that no extension (abbreviations, emphasis) puts HTML elements inside the SVG.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from hooks.escape import html_text, markdown_text
 from hooks.registry import Proposition
@@ -120,13 +121,26 @@ def layout(registry: Mapping[int, Proposition]) -> dict[int, tuple[float, float]
     return places
 
 
-def svg(registry: Mapping[int, Proposition], statuses: Mapping[int, str], base: str) -> str:
+#: The width of the stripe of a part's colour at the left edge of each node.
+STRIPE = 5
+
+
+def svg(
+    registry: Mapping[int, Proposition],
+    statuses: Mapping[int, str],
+    base: str,
+    parts: Mapping[str, Any] | None = None,
+) -> str:
     """The graph as SVG markup; ``base`` is the relative path to the site root.
+
+    With ``parts`` (:class:`hooks.parts.Part` by key), each node carries a stripe
+    in its part's colour (CSS class ``part-<number>``), and its name says the part.
 
     Each node holds its whole title, wrapped onto as many lines as it needs. The
     natural width goes to the stylesheet as ``--posenc-graph-width``: the page
     shrinks the drawing to fit, but not below 12 px text, and scrolls it instead.
     """
+    part_of = {n: part for part in (parts or {}).values() for n in part.order}
     places = layout(registry)
     lines = lines_of(registry)
     node_w = node_width(registry)
@@ -157,13 +171,22 @@ def svg(registry: Mapping[int, Proposition], statuses: Mapping[int, str], base: 
     for n, entry in registry.items():
         x, y = places[n]
         state = "retired" if entry.retired is not None else statuses.get(n, "not run")
-        name = html_text(f"Proposition {n}: {entry.title} ({state})")
+        part = part_of.get(n)
+        within = f", Part {part.roman}: {part.title}" if part is not None else ""
+        name = html_text(f"Proposition {n}: {entry.title} ({state}{within})")
         parts.append(
             f'<a href="{base}{entry.url}" class="posenc-graph-node {STATUS_CLASS[state]}" '
             f'aria-label="{name}">'
             f'<rect x="{x:g}" y="{y:g}" width="{node_w:g}" '
             f'height="{node_height(len(lines[n])):g}" rx="6"/>'
-            f'<text x="{x + node_w / 2:g}" text-anchor="middle">'
+            + (
+                f'<rect class="posenc-graph-part part-{part.number}" x="{x + 2:g}" '
+                f'y="{y + 4:g}" width="{STRIPE}" height="{node_height(len(lines[n])) - 8:g}" '
+                'rx="2"/>'
+                if part is not None
+                else ""
+            )
+            + f'<text x="{x + node_w / 2:g}" text-anchor="middle">'
         )
         # A space between lines keeps the text a sentence for copying and searching.
         parts.append(
@@ -178,6 +201,20 @@ def svg(registry: Mapping[int, Proposition], statuses: Mapping[int, str], base: 
     return "".join(parts)
 
 
-def block(registry: Mapping[int, Proposition], statuses: Mapping[int, str], base: str) -> str:
-    """The graph for a Markdown page: the SVG in a ``div`` that Markdown copies as it is."""
-    return f'<div class="posenc-graph-frame">\n{svg(registry, statuses, base)}\n</div>\n'
+def block(
+    registry: Mapping[int, Proposition],
+    statuses: Mapping[int, str],
+    base: str,
+    parts: Mapping[str, Any] | None = None,
+) -> str:
+    """The graph for a Markdown page: the SVG in a ``div`` that Markdown copies as it is,
+    and, with ``parts``, the key to the colours of the parts, each linked to its page."""
+    drawn = f'<div class="posenc-graph-frame">\n{svg(registry, statuses, base, parts)}\n</div>\n'
+    if not parts:
+        return drawn
+    items = "".join(
+        f'<li><span class="posenc-part-swatch part-{p.number}"></span>'
+        f'<a href="{base}{p.url}">{html_text(p.heading)}</a></li>'
+        for p in parts.values()
+    )
+    return drawn + f'<div class="posenc-graph-legend posenc-graph-parts"><ul>{items}</ul></div>\n'

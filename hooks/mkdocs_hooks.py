@@ -46,6 +46,7 @@ from hooks import (  # noqa: E402
     notebooks,
     parts,
     printable,
+    rawtex,
     registry,
     search_index,
     svg,
@@ -297,6 +298,7 @@ def on_files(files, config, **_):
                 build.sources,
                 site_url=build.site_url,
                 version=build.version,
+                parts=build.parts,
             ),
         )
     )
@@ -400,10 +402,10 @@ def common_blocks(
         return {n: build.state(e) for n, e in build.registry.items()}
 
     makers = {
-        "corpus": lambda: blocks.corpus_table(build.registry, build.results, base),
+        "corpus": lambda: blocks.corpus_table(build.registry, build.results, base, build.parts),
         "version": lambda: f"This site is corpus version **{build.version}**.\n",
         "bibliography": lambda: blocks.bibliography(build.sources, cited_by()),
-        "graph": lambda: graph.block(build.registry, statuses(), url_base),
+        "graph": lambda: graph.block(build.registry, statuses(), url_base, build.parts),
         "all": lambda: printable.PLACEHOLDER if src == PRINT_PAGE else "",
         "part": lambda: _part_contents(build, src, base),
         "questions": lambda: parts.questions(build.parts, build.registry, base),
@@ -581,15 +583,20 @@ def on_env(env, config, files, **_):
     whole = files.get_file_from_path(PRINT_PAGE)
     if whole is None or whole.page is None or whole.page.content is None:
         return env
-    parts = []
-    for number, entry in build.registry.items():
+    pieces = []
+    # Part by part, each in its reading order (one chapter each); retired numbers last.
+    order = parts.reading_order(build.parts)
+    order += [n for n in build.registry if n not in order]
+    for number in order:
+        entry = build.registry[number]
         file = files.get_file_from_path(entry.page)
         if file is None or file.page is None or file.page.content is None:
             raise PluginError(f"posenc: {PRINT_PAGE}: {entry.page} was not rendered")
-        parts.append((number, entry.page, file.page.content, file.page.toc))
+        pieces.append((number, entry.page, file.page.content, file.page.toc))
+    chapters = {part.order[0]: (f"part-{part.key}", part.heading) for part in build.parts.values()}
     try:
         whole.page.content, whole.page.toc = printable.assemble(
-            whole.page.content, whole.page.toc, parts, SOURCE_MARK
+            whole.page.content, whole.page.toc, pieces, SOURCE_MARK, chapters
         )
     except printable.PrintableError as exc:
         raise PluginError(f"posenc: {PRINT_PAGE}: {exc}") from None
@@ -645,6 +652,20 @@ def _katex_message(exc: katex.KatexError, page_html: str, src: str, build: Build
             origin, note = marks[-1].group(1), f" (on the printable page {PRINT_PAGE})"
     line = _line_of(Path(build.docs) / origin, exc.tex)
     return f"{origin}{f':{line}' if line else ''}: {exc}{note}"
+
+
+def _rawtex_where(finding: rawtex.Finding, page_html: str, page, build: Build) -> str:
+    """'page:line' of a raw-TeX finding; on the printable page, the proposition's page."""
+    origin, note = page.file.src_uri, ""
+    if origin == PRINT_PAGE:
+        marks = list(SOURCE_MARK_RE.finditer(page_html, 0, finding.offset))
+        if marks:
+            origin, note = marks[-1].group(1), f" (on the printable page {PRINT_PAGE})"
+    path = Path(build.docs) / origin
+    line = None
+    if path.is_file() and path.suffix == ".md":
+        line = rawtex.source_line(path.read_text(encoding="utf-8"), finding)
+    return f"{origin}{f':{line}' if line else ''}{note}"
 
 
 def _line_of(path: Path, tex: str) -> int | None:

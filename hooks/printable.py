@@ -36,6 +36,7 @@ import copy
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from html import escape as html_escape
 
 from mkdocs.structure.toc import AnchorLink, TableOfContents
 
@@ -122,6 +123,7 @@ def assemble(
     intro_toc: TableOfContents,
     parts: Sequence[tuple[int, str, str, TableOfContents]],
     mark: str,
+    chapters: Mapping[int, tuple[str, str]] | None = None,
 ) -> tuple[str, TableOfContents]:
     """The printable page's HTML and table of contents.
 
@@ -129,18 +131,38 @@ def assemble(
     :data:`PLACEHOLDER` once; ``parts`` are ``(number, source page, HTML,
     table of contents)`` for each proposition, in order; ``mark`` is the text
     of the comment that opens each part (it is followed by the source page).
+    ``chapters`` maps the number of a proposition that opens a chapter (a part
+    of the corpus) to the chapter's ``(id, title)``: its heading comes before
+    that proposition, and in the table of contents the chapter holds the
+    propositions up to the next one.
     """
     if intro.count(PLACEHOLDER) != 1:
         found = intro.count(PLACEHOLDER)
         raise PrintableError(
             f"the printable page must hold its <!-- posenc:all --> line once, found {found}"
         )
+    chapters = chapters or {}
     shared = shared_ids((html for _, _, html, _ in parts), also=intro)
-    pieces, toc = [], []
+    taken = set(ids(intro)) | {i for _, _, html, _ in parts for i in ids(html)}
+    clash = sorted(i for i, _ in chapters.values() if i in taken)
+    if clash:
+        raise PrintableError(f"a chapter's id is already an id on the page: {', '.join(clash)}")
+    pieces: list[str] = []
+    toc: list[AnchorLink] = []
+    into = toc  # where the next proposition's entries go: the page, or the open chapter
     for number, page, html, part_toc in parts:
+        if number in chapters:
+            anchor, title = chapters[number]
+            pieces.append(
+                f'<h2 class="posenc-chapter" id="{anchor}">{html_escape(title)}'
+                f'<a class="headerlink" href="#{anchor}" title="Permanent link">&para;</a></h2>'
+            )
+            chapter = AnchorLink(title, anchor, 2)
+            toc.append(chapter)
+            into = chapter.children
         names = {name: f"p{number}-{name}" for name in set(ids(html)) & shared}
         pieces.append(f"<!-- {mark} {page} -->\n{demote(rename(html, names))}")
-        toc.extend(_toc_items(part_toc.items, names))
+        into.extend(_toc_items(part_toc.items, names))
     items = [copy.copy(item) for item in intro_toc.items]
     if items and items[0].level == 1:
         # The page's title holds every proposition, as the headings on the page do.

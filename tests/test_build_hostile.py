@@ -660,6 +660,25 @@ RAW_LINKS = """
 </p>
 """
 BROKEN = ("missing.md", "../propositions/nope/", "../figures/nope.svg", "#nope")
+#: Raw TeX and a list that fell apart, planted after the links (hooks/rawtex.py): a stray
+#: dollar; a display written inside a list item with no blank lines around it, whose
+#: dollar signs show; and item 4 of a list taken into item 3's text after a table.
+RAW_TEX = """
+The planted price is $5 and no formula.
+
+1. *One.* The speed is
+   $$\\theta' = \\theta / s,$$
+   and so on.
+2. *Two.* Second.
+3. *Three.* The ranges:
+
+     | head | range |
+     |---|---|
+     | a | 1 |
+
+     For head a, the rest.
+  4. *Four.* A part that fell out.
+"""
 
 
 @pytest.fixture(scope="module")
@@ -674,7 +693,11 @@ def hostile(tmp_path_factory, proof_cache: Path) -> tuple[int, str, Path]:
     _replace(page, _top("description"), f"description: {_yaml_quoted(DESCRIPTION)}\n")
     _replace(page, ALT_BLOCK, f"    alt: {_yaml_quoted(ALT)}\n")
     _edit(docs / "sources.yml", "title: Attention Is All You Need", f"title: {SOURCE_TITLE}")
-    _edit(docs / "verify.md", "\n# Verify it yourself\n", "\n# Verify it yourself\n" + RAW_LINKS)
+    _edit(
+        docs / "verify.md",
+        "\n# Verify it yourself\n",
+        "\n# Verify it yourself\n" + RAW_LINKS + RAW_TEX,
+    )
     site = tmp / "site"
     code, out = _build(project, site)
     return code, out, site
@@ -695,7 +718,35 @@ def test_raw_html_links_fail_the_strict_build_naming_page_and_link(hostile):
     assert "Traceback" not in out, out
     named = re.findall(r"posenc: (\S+): link '([^']*)'", out)
     assert sorted(named) == sorted(("verify/index.html", link) for link in BROKEN), out
-    assert "Aborted with 4 warnings in strict mode" in out, out
+    assert f"Aborted with {4 + len(RAW_TEX_FOUND)} warnings in strict mode" in out, out
+
+
+#: What the build must say of RAW_TEX: (line of verify.md, what), in the page's order.
+RAW_TEX_FOUND = [
+    ("The planted price is $5", "raw TeX shows as text: 'The planted price is $5"),
+    ("$$\\theta' = \\theta / s,$$", "raw TeX shows as text: '"),
+    ("$$\\theta' = \\theta / s,$$", "raw TeX shows as text: '"),
+    ("  4. *Four.* A part that fell out.", "a list item fell out of its list into the text: '4."),
+]
+
+
+@pytest.mark.build
+def test_raw_tex_and_a_broken_list_fail_the_strict_build_naming_page_and_line(hostile):
+    code, out, _ = hostile
+    assert code != 0
+    said = re.findall(r"posenc: (verify\.md(?::\d+)?): ((?:raw TeX|a list item)[^\n]*)", out)
+    source = (ROOT / "docs" / "verify.md").read_text(encoding="utf-8")
+    heading = source.index("\n# Verify it yourself\n") + len("\n# Verify it yourself\n")
+    planted = source[:heading] + RAW_LINKS + RAW_TEX
+    lines = planted.splitlines()
+    expected = [
+        (f"verify.md:{next(i for i, x in enumerate(lines, 1) if x.startswith(text))}", start)
+        for text, start in RAW_TEX_FOUND
+    ]
+    found = [
+        (where, m[: len(start)]) for (where, m), (_, start) in zip(said, expected, strict=False)
+    ]
+    assert found == expected, out
 
 
 @pytest.mark.build

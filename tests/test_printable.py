@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from mkdocs.structure.toc import get_toc
 
-from hooks import printable, registry
+from hooks import parts, printable, registry
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -44,7 +44,7 @@ def _page(number: int, extra: str = "") -> str:
 INTRO = f'<h1 id="the-whole-corpus">The whole corpus</h1>\n<div>\n{printable.PLACEHOLDER}\n</div>'
 
 
-def _assemble(pages: dict[int, str], intro: str = INTRO):
+def _assemble(pages: dict[int, str], intro: str = INTRO, chapters=None):
     parts = [
         (
             n,
@@ -57,7 +57,7 @@ def _assemble(pages: dict[int, str], intro: str = INTRO):
         for n, text in pages.items()
     ]
     intro_toc = _toc(_token(1, "the-whole-corpus", "The whole corpus"))
-    return printable.assemble(intro, intro_toc, parts, MARK)
+    return printable.assemble(intro, intro_toc, parts, MARK, chapters)
 
 
 def test_every_heading_goes_one_level_down_and_nothing_else_does():
@@ -120,6 +120,25 @@ def test_the_table_of_contents_holds_every_part_renamed_and_demoted():
     assert [(c.id, c.level) for c in top.children[1].children] == [("p2-argument", 3)]
 
 
+def test_a_chapter_opens_before_its_first_proposition_and_holds_the_rest_in_the_contents():
+    chapters = {5: ("part-two", "Part II. Two & more"), 1: ("part-one", "Part I. One")}
+    page, toc = _assemble({1: _page(1), 2: _page(2), 5: _page(5)}, chapters=chapters)
+    heads = re.findall(r'<h2 class="posenc-chapter" id="([^"]+)">([^<]*)<', page)
+    assert heads == [("part-one", "Part I. One"), ("part-two", "Part II. Two &amp; more")]
+    assert page.index('id="part-one"') < page.index("Proposition 1") < page.index("Proposition 2")
+    assert page.index("Proposition 2") < page.index('id="part-two"') < page.index("Proposition 5")
+    [top] = toc.items
+    assert [(c.id, c.level) for c in top.children] == [("part-one", 2), ("part-two", 2)]
+    one, two = top.children
+    assert [c.id for c in one.children] == ["proposition-1", "proposition-2"]
+    assert [c.id for c in two.children] == ["proposition-5"]
+
+
+def test_a_chapter_whose_id_is_taken_is_refused():
+    with pytest.raises(printable.PrintableError, match="already an id on the page: argument"):
+        _assemble({1: _page(1)}, chapters={1: ("argument", "Part I")})
+
+
 @pytest.mark.parametrize("times", [0, 2])
 def test_a_page_without_its_placeholder_once_is_refused(times):
     intro = "<h1>x</h1>" + printable.PLACEHOLDER * times
@@ -177,16 +196,25 @@ def _words(fragment: str) -> list[str]:
 def test_each_part_of_the_printable_page_says_what_its_own_page_says(site_dir):
     """Word for word, but for the proof script: the part names it, the page shows it."""
     entries = registry.load(ROOT / "docs", ROOT)
+    order = parts.reading_order(parts.load(ROOT / "docs"))
+    order += [n for n in entries if n not in order]
     whole = ARTICLE_RE.search((site_dir / "propositions" / "all" / "index.html").read_text())
     assert whole, "the printable page has no article"
     starts = [
         (n, m.start())
-        for n in entries
+        for n in order
         for m in [re.search(rf'<h2 id="proposition-{n}-', whole.group(1))]
         if m
     ]
-    assert [n for n, _ in starts] == list(entries), "every proposition, in order of number"
-    ends = [s for _, s in starts[1:]] + [len(whole.group(1))]
+    assert [n for n, _ in starts] == order, "every proposition, part by part in reading order"
+    assert [s for _, s in starts] == sorted(s for _, s in starts), "in that order on the page"
+    # A part ends where the next begins, or at the heading of the next chapter.
+    chapters = [m.start() for m in re.finditer(r'<h2 class="posenc-chapter"', whole.group(1))]
+    nexts = [s for _, s in starts[1:]] + [len(whole.group(1))]
+    ends = [
+        min([e, *(c for c in chapters if s < c < e)])
+        for (_, s), e in zip(starts, nexts, strict=True)
+    ]
     pages = {n: f"../{entry.url.removeprefix('propositions/')}" for n, entry in entries.items()}
     for (number, start), end in zip(starts, ends, strict=True):
         own_page = site_dir / entries[number].url.strip("/") / "index.html"
