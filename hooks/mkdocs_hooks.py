@@ -617,6 +617,11 @@ def on_post_page(output, page, config, **_):
             output = katex.render_math_in_html(output, build.renderer)
         except katex.KatexError as exc:
             raise PluginError(_katex_message(exc, before, page.file.src_uri, build)) from None
+        for finding in rawtex.find(output):
+            log.warning(
+                f"posenc: {_rawtex_where(finding, output, page, build)}: "
+                f"{rawtex.describe(finding)}"
+            )
         if page.file.src_uri == PRINT_PAGE:
             output = SOURCE_MARK_RE.sub("", output)
             # Every collapsible block opens for print: those written in Markdown (???)

@@ -25,6 +25,7 @@ implementations:
 
   The layouts differ by a permutation of the pairs' axes: on text, where the three
   positions are equal, every layout is 1-D rotary.
+
 - :func:`axial_angles`: the 2-D rotary of vision towers (Qwen2-VL's ``"axial"``): a
   patch's row turns each pair of the first half, its column each pair of the second.
 

@@ -357,7 +357,7 @@ def checks(rec: Recorder) -> None:
     r = sp.exp(-m)
     t = sp.Symbol("t", integer=True, nonnegative=True)
     rec.identity(
-        "(1 - r) sum_{t=D}^{i} r^t = r^D - r^(i+1), r = e^(-m)",
+        "(1 - r)(r^D + r^(D+1) + ... + r^i) = r^D - r^(i+1), r = e^(-m)",
         sp.Sum((1 - r) * r**t, (t, D, i)) - (r**D - r ** (i + 1)),
         scope="every row i, every D <= i, slope m > 0",
     )

@@ -739,12 +739,14 @@ def test_raw_tex_and_a_broken_list_fail_the_strict_build_naming_page_and_line(ho
     heading = source.index("\n# Verify it yourself\n") + len("\n# Verify it yourself\n")
     planted = source[:heading] + RAW_LINKS + RAW_TEX
     lines = planted.splitlines()
-    expected = [
-        (f"verify.md:{next(i for i, x in enumerate(lines, 1) if x.startswith(text))}", start)
-        for text, start in RAW_TEX_FOUND
-    ]
+    line = {
+        text: next(i for i, x in enumerate(lines, 1) if x.strip().startswith(text.strip()))
+        for text, _ in RAW_TEX_FOUND
+    }
+    expected = [(f"verify.md:{line[text]}", start) for text, start in RAW_TEX_FOUND]
+    assert len(said) == len(expected), out
     found = [
-        (where, m[: len(start)]) for (where, m), (_, start) in zip(said, expected, strict=False)
+        (where, m[: len(start)]) for (where, m), (_, start) in zip(said, expected, strict=True)
     ]
     assert found == expected, out
 
