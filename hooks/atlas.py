@@ -109,6 +109,28 @@ def _link(text: str, number: int, pages: Mapping[int, str]) -> str:
     return f"[{text}](../{pages[number]})"
 
 
+class _Cited(dict):
+    """A stand-in for the map of pages that notes every proposition a row links to."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: set[int] = set()
+
+    def __missing__(self, number: int) -> str:
+        self.found.add(number)
+        return ""
+
+
+def citations(data: Mapping[str, Any]) -> dict[int, int]:
+    """How many families' rows of the atlas link to each proposition, by its number."""
+    counts: Counter = Counter()
+    for case in families(data):
+        cited = _Cited()
+        row(case, cited)
+        counts.update(cited.found)
+    return dict(sorted(counts.items()))
+
+
 def _verdict(case: Mapping[str, Any]) -> tuple[str, str | None]:
     """The verdict's head ("agrees", "differs", "not modelled", ...) and why, if not agreed."""
     verdict = str(case["verdict"])

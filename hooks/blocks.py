@@ -203,8 +203,14 @@ def misreadings_list(result: Any) -> str:
     return "\n".join(items) + "\n"
 
 
-def relations(entry: Proposition, registry: Mapping[int, Proposition], base: str) -> str:
-    """'Depends on' and 'Used by', generated from the registry."""
+def relations(
+    entry: Proposition,
+    registry: Mapping[int, Proposition],
+    base: str,
+    families: int = 0,
+) -> str:
+    """'Depends on' and 'Used by', generated from the registry; and, when ``families``
+    rows of the model atlas link to it, a line that sends the reader there."""
 
     def names(numbers: tuple[int, ...]) -> str:
         if not numbers:
@@ -214,7 +220,15 @@ def relations(entry: Proposition, registry: Mapping[int, Proposition], base: str
             for n in numbers
         )
 
-    return f"**Depends on:** {names(entry.uses)}.\n\n**Used by:** {names(entry.used_by)}.\n"
+    out = f"**Depends on:** {names(entry.uses)}.\n\n**Used by:** {names(entry.used_by)}.\n"
+    if families:
+        which = "family links" if families == 1 else "families link"
+        out += (
+            f"\n**In the models:** {families} model {which} here from the "
+            f"[model atlas]({base}atlas/index.md), which reads the position scheme of every "
+            "model family in the pinned Transformers.\n"
+        )
+    return out
 
 
 def reference(source: Mapping[str, Any]) -> str:

@@ -80,6 +80,8 @@ class Build:
     styles: dict[str, str] = field(default_factory=dict)
     #: KaTeX's font files and the classes that select them, for preloading (hooks/loading.py).
     faces: list[loading.Face] = field(default_factory=list)
+    #: How many families' rows of the model atlas link to each proposition.
+    atlas_citations: dict[int, int] = field(default_factory=dict)
     #: The blocks search does not index, kept aside while it reads the pages.
     hidden: search_index.Hidden = field(default_factory=search_index.Hidden)
 
@@ -189,8 +191,19 @@ def on_config(config, **_):
         by_page={e.page: e for e in entries.values()},
         docs=str(docs),
         highlights=highlight.LastingHighlights(kept).open(),
+        atlas_citations=_atlas_citations(),
     )
     return config
+
+
+def _atlas_citations() -> dict[int, int]:
+    """From the committed record (hooks/atlas.py): none when it holds no zoo yet."""
+    from hooks import atlas, conformance
+
+    try:
+        return atlas.citations(conformance.load(ROOT)[1])
+    except (conformance.RecordError, atlas.AtlasError):
+        return {}
 
 
 #: The section of mkdocs.yml's nav that the parts fill.
@@ -359,7 +372,9 @@ def proposition_blocks(build: Build, entry: registry.Proposition, base: str) -> 
         "status": blocks.status_line(entry, result, state),
         "checks": blocks.checks_table(result),
         "misreadings": blocks.misreadings_list(result),
-        "relations": blocks.relations(entry, build.registry, base),
+        "relations": blocks.relations(
+            entry, build.registry, base, build.atlas_citations.get(entry.number, 0)
+        ),
         "sources": blocks.sources_list(entry, build.sources, bib),
         "cite": cite.cite_block(
             entry,

@@ -39,6 +39,10 @@ PAGE_RE = re.compile(r"^p(\d{2})-([a-z0-9-]+)\.md$")
 FRONT_RE = re.compile(r"\A---[ \t]*\n(.*?\n)??(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
 FIGURE_RE = re.compile(r"^fig_[a-z0-9_]+$")
 PART_RE = re.compile(r"^[a-z][a-z0-9-]*$")
+#: The rule under a Markdown table's header: |---|:--:| (a table needs one).
+TABLE_RULE_RE = re.compile(
+    r"^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(\|[ \t]*:?-{3,}:?[ \t]*)+\|?[ \t]*$", re.M
+)
 #: The keys a retired number's ``retired:`` mapping may hold.
 RETIRED_KEYS = ("replaced_by", "why")
 #: What each field of a proposition's front matter holds, as error messages say it.
@@ -284,6 +288,12 @@ def _check_fields(data: dict[str, Any], number: int, report: _Problems) -> None:
     value = data.get("statement")
     if "statement" in data and not _is_text(value):
         report.add("statement", f"must be Markdown text, got {_kind(value)}")
+    elif "statement" in data and TABLE_RULE_RE.search(value):
+        report.add(
+            "statement",
+            "holds a table; the box states the claim: put tables and worked numbers in the "
+            "argument, and name them from there",
+        )
     value = data.get("proof")
     if value is not None and not _is_text(value):
         report.add("proof", f"must be {FIELDS['proof']}, got {_kind(value)}")

@@ -175,3 +175,28 @@ def test_the_committed_record_has_every_family_of_the_zoo_once():
     data = json.loads((ROOT / "conformance" / "record.json").read_text())
     names = [c["case"] for c in atlas.families(data)]
     assert names and len(names) == len(set(names))
+
+
+def test_each_proposition_the_rows_link_to_links_back_with_their_count(site_dir):
+    """Counted on the built pages, independently of hooks.atlas.citations: every
+    proposition that some family's row links to says how many, and links the atlas."""
+    from hooks import registry
+
+    entries = registry.load(ROOT / "docs", ROOT)
+    rows: dict[int, int] = {}
+    for name, _, _ in atlas.GROUPS:
+        page = (site_dir / "atlas" / name / "index.html").read_text(encoding="utf-8")
+        table = page[page.index("<tbody>") : page.index("</tbody>")]
+        for row_html in re.findall(r"<tr>.*?</tr>", table, re.S):
+            linked = set(re.findall(r'href="\.\./\.\./propositions/p(\d\d)-', row_html))
+            for number in linked:
+                rows[int(number)] = rows.get(int(number), 0) + 1
+    assert rows, "no atlas row links to a proposition"
+    for number, entry in entries.items():
+        text = (site_dir / entry.url / "index.html").read_text(encoding="utf-8")
+        said = re.search(r"In the models:</strong> (\d+) model famil", text)
+        if number in rows:
+            assert said and int(said.group(1)) == rows[number], (number, rows[number])
+            assert 'href="../../atlas/">model atlas</a>' in text
+        else:
+            assert said is None, number

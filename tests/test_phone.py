@@ -4,7 +4,9 @@ A wide formula, table, code block or figure may be wider than a phone, but it
 must scroll sideways inside its own box, never push the page wider or run past
 the box it sits in; and a box that scrolls must be reachable from the keyboard
 (axe's rule scrollable-region-focusable: it is focusable, or holds something
-that is).
+that is). A statement box is stricter: its display formulas fit it, so that no
+part of a claim (a case's condition) hides behind a scroll, unless a formula is
+marked as scrolling on purpose (inside ``<div class="posenc-scroll" markdown>``).
 
 One browser context, one tab per page and one ``page.evaluate`` per page keep
 the check of every page of the site well under a minute.
@@ -67,7 +69,18 @@ MEASURE = """async () => {
     }
   };
   if (column) visit(column, column.getBoundingClientRect());
+  // A statement's display formulas fit its box, unless marked as scrolling on purpose.
+  const statementScrolls = [];
+  for (const box of document.querySelectorAll('.admonition.proposition')) {
+    for (const math of box.querySelectorAll('.katex-display')) {
+      if (math.closest('.posenc-scroll')) continue;
+      const frames = [math, math.closest('.arithmatex')].filter(Boolean);
+      const over = Math.max(...frames.map((f) => f.scrollWidth - f.clientWidth));
+      if (over > 1) statementScrolls.push({element: name(math), over});
+    }
+  }
   return {
+    statementScrolls,
     scrollWidth: document.documentElement.scrollWidth,
     innerWidth: window.innerWidth,
     hasColumn: column !== null,
@@ -154,4 +167,10 @@ def test_every_page_fits_a_390px_phone(site_dir, served_url, phone):
             )
         for element in report["unreachable"]:
             problems.append(f"{where}: {element} scrolls but cannot be reached by keyboard")
+        for item in report["statementScrolls"]:
+            problems.append(
+                f"{where}: a formula of the statement is {item['over']} px wider than its box: "
+                "wrap it (aligned, or split it), or mark it scrolling on purpose by putting it "
+                'in <div class="posenc-scroll" markdown> with the condition a reader needs first'
+            )
     assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems)
