@@ -13,7 +13,7 @@ CHROMIUM ?= /usr/bin/chromium
 export NO_MKDOCS_2_WARNING := 1
 export SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 
-.PHONY: all install serve site pdf lighthouse proofs mutants test conformance lint format lock chromium clean
+.PHONY: all install serve site pdf lighthouse proofs mutants test reproducible conformance lint format lock chromium clean
 
 all: test
 
@@ -77,7 +77,13 @@ test: install chromium
 	$(PY) -m proofs
 	$(BIN)/ruff check .
 	$(BIN)/mkdocs build --strict  # not --quiet: MkDocs then drops the warnings that --strict counts
-	$(PY) -m pytest -n auto --dist worksteal
+	$(PY) -m pytest -n auto --dist worksteal -m "not slow"
+
+# Three more strict builds of copies of the checkout (one cold, two from the build cache
+# that `make site` filled) compared byte for byte: minutes of work, kept out of make test's
+# five minutes. CI runs it after make test.
+reproducible: site
+	$(PY) -m pytest -m slow
 
 # The real libraries (torch, transformers, Whisper, fairseq, Keras-Hub on three backends,
 # tensor2tensor, Meta's Llama code) in their own environment, .venv-conformance: never in

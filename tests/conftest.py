@@ -176,7 +176,6 @@ def browser_context(chromium, is_local: Callable[[str], bool]):
 #: without is a module that moves as a whole (its module-scoped fixtures are set
 #: up once). Everything else takes a second or less.
 LONG = {
-    "tests/test_reproducible.py::test_a_cold_build_and_builds_from_the_cache": 65,
     "tests/test_citations.py::test_make_pdf_writes_the_corpus": 40,
     "tests/test_phone.py": 32,
     "tests/test_browser.py::test_pages_render_cleanly[group1of4]": 25,  # the printable page

@@ -397,6 +397,7 @@ def _quick_proofs(proofs: Path) -> list[str]:
 
 
 @pytest.mark.build
+@pytest.mark.slow
 @pytest.mark.skipif(
     os.environ.get("POSENC_SKIP_FRESH_BUILDS", "") not in ("", "0"),
     reason="POSENC_SKIP_FRESH_BUILDS is set: a cold build and two more take minutes",
