@@ -128,6 +128,13 @@ def exact(x: mpmath.mpf) -> Fraction:
     return Fraction(int(man)) * Fraction(2) ** int(exp)
 
 
+def encloses_speed(lo: Fraction, hi: Fraction, pair: int, width: int) -> bool:
+    """Is lo < b^(-2 pair/width) < hi? With q = width/2: lo^q b^pair < 1 < hi^q b^pair, exactly."""
+    q = width // 2
+    power = BASE**pair
+    return lo**q * power < 1 < hi**q * power
+
+
 def speed_enclosure(pair: int, width: int) -> tuple[Fraction, Fraction]:
     """Rationals lo < b^(-2 pair/width) < hi, about 1e-45 apart, proven by a power.
 
@@ -138,8 +145,7 @@ def speed_enclosure(pair: int, width: int) -> tuple[Fraction, Fraction]:
     with mpmath.workdps(60):
         approx = exact(mpmath.mpf(INPUTS["base"]) ** (mpmath.mpf(-pair) / q))
     lo, hi = approx * (1 - Fraction(1, 10**45)), approx * (1 + Fraction(1, 10**45))
-    power = BASE**pair
-    if not lo**q * power < 1 < hi**q * power:
+    if not encloses_speed(lo, hi, pair, width):
         raise ArithmeticError(f"the enclosure of pair {pair} failed its exact test")
     return lo, hi
 
@@ -202,12 +208,15 @@ def threshold_floor(width: int, edge: Fraction) -> int:
     """The whole number k with k < (d/2) ln(edge/(2 pi))/ln b < k + 1, decided exactly.
 
     Proposition 22's threshold, read from the logarithm (threshold_between), not from the
-    pair-by-pair comparisons of band_of; -1 if no k in 0..d/2 - 1 qualifies.
+    pair-by-pair comparisons of band_of. Every k in 0..d/2 - 1 is tested, both sides of each
+    test deciding: -1 unless exactly one k qualifies.
     """
-    for k in range(width // 2):
-        if threshold_between(width, edge, Fraction(k), Fraction(k + 1)):
-            return k
-    return -1
+    found = [
+        k
+        for k in range(width // 2)
+        if threshold_between(width, edge, Fraction(k), Fraction(k + 1))
+    ]
+    return found[0] if len(found) == 1 else -1
 
 
 def distance_to_edges(pair: int, width: int) -> tuple[Fraction, Fraction]:
@@ -244,6 +253,31 @@ def new_speed_enclosure(pair: int, width: int, factor: Fraction) -> tuple[Fracti
         return speed * ((1 - g) / factor + g)
 
     return blended(lo, PI_HIGH), blended(hi, PI_LOW)
+
+
+def reference_speed(pair: int, width: int, factor: int) -> mpmath.mpf:
+    """theta'_i by Meta's rule in 50-digit mpmath, band decided there: a reference independent
+    of the exact enclosures (the inputs read from INPUTS, not from the rationals above)."""
+    with mpmath.workdps(50):
+        speed = mpmath.mpf(INPUTS["base"]) ** (mpmath.mpf(-2 * pair) / width)
+        turns = INPUTS["l0"] * speed / (2 * mpmath.pi)  # L0/lambda
+        low, high = INPUTS["low_freq_factor"], INPUTS["high_freq_factor"]
+        if turns > high:
+            return +speed
+        if turns < low:
+            return speed / factor
+        g = (turns - low) / (high - low)
+        return speed * ((1 - g) / factor + g)
+
+
+def reference_distance(pair: int, width: int) -> mpmath.mpf:
+    """min over the two edges of |lambda_i/edge - 1| in 50-digit mpmath (the reference)."""
+    with mpmath.workdps(50):
+        wave = 2 * mpmath.pi * mpmath.mpf(INPUTS["base"]) ** (mpmath.mpf(2 * pair) / width)
+        return min(
+            abs(wave * f / INPUTS["l0"] - 1)
+            for f in (INPUTS["high_freq_factor"], INPUTS["low_freq_factor"])
+        )
 
 
 def nearest_float(value: float, enclosure: tuple[Fraction, Fraction]) -> bool:
@@ -365,28 +399,24 @@ def checks(rec: Recorder) -> None:
     # 64th power and enclose pi (Proposition 22: lambda_i = L never holds exactly).
     raw31 = json.loads(CONFIG_31.read_text(encoding="utf-8"))
     scaling31 = raw31["rope_scaling"]
-    for field_name, in_file, used in (
-        ("rope_theta", raw31["rope_theta"], INPUTS["base"]),
-        (
-            "head width hidden_size/num_attention_heads",
-            Fraction(raw31["hidden_size"], raw31["num_attention_heads"]),
-            INPUTS["head_dim"],
+    rec.exact(
+        "Llama 3.1's config.json: rope_theta, head width hidden_size/num_attention_heads, "
+        "original_max_position_embeddings, factor, low_freq_factor and high_freq_factor are "
+        "the values used here (count of the six that differ)",
+        sum(
+            int(Fraction(in_file) != used)
+            for in_file, used in (
+                (raw31["rope_theta"], INPUTS["base"]),
+                (Fraction(raw31["hidden_size"], raw31["num_attention_heads"]), INPUTS["head_dim"]),
+                (scaling31["original_max_position_embeddings"], INPUTS["l0"]),
+                (scaling31["factor"], INPUTS["factor"]),
+                (scaling31["low_freq_factor"], INPUTS["low_freq_factor"]),
+                (scaling31["high_freq_factor"], INPUTS["high_freq_factor"]),
+            )
         ),
-        (
-            "original_max_position_embeddings",
-            scaling31["original_max_position_embeddings"],
-            INPUTS["l0"],
-        ),
-        ("factor", scaling31["factor"], INPUTS["factor"]),
-        ("low_freq_factor", scaling31["low_freq_factor"], INPUTS["low_freq_factor"]),
-        ("high_freq_factor", scaling31["high_freq_factor"], INPUTS["high_freq_factor"]),
-    ):
-        rec.exact(
-            f"Llama 3.1's config.json: {field_name} is {used}",
-            Fraction(in_file),
-            used,
-            scope="data/configs/llama-3.1-8b.json, read as JSON",
-        )
+        0,
+        scope="data/configs/llama-3.1-8b.json, read as JSON",
+    )
     enclose_pi(rec)
     q = WIDTH // 2
     rec.exact(
@@ -402,19 +432,31 @@ def checks(rec: Recorder) -> None:
         (34, 8192, "<"),
         (35, 8192, ">"),
     ):
-        bound = "upper" if relation == "<" else "lower"
+        # Both ends of pi's enclosure: the comparison then holds for every pi between.
         rec.exact(
-            f"pair {pair}: (2 pi)^64 b^{pair} {relation} {edge}^64, so lambda {relation} {edge}",
-            (2 * (PI_HIGH if relation == "<" else PI_LOW)) ** q * BASE**pair,
+            f"pair {pair}: (2 pi)^64 b^{pair} {relation} {edge}^64 with pi at its lower bound",
+            (2 * PI_LOW) ** q * BASE**pair,
             Fraction(edge) ** q,
             relation=relation,
-            scope=f"d = 128, b = 5e5; pi replaced by its {bound} bound (exact integers)",
+            scope="d = 128, b = 5e5; pi replaced by PI_LOW (exact integers)",
+        )
+        rec.exact(
+            f"pair {pair}: (2 pi)^64 b^{pair} {relation} {edge}^64 with pi at its upper bound, "
+            f"so lambda {relation} {edge}",
+            (2 * PI_HIGH) ** q * BASE**pair,
+            Fraction(edge) ** q,
+            relation=relation,
+            scope="d = 128, b = 5e5; pi replaced by PI_HIGH (exact integers)",
         )
     # Proposition 22's threshold c(L) = (d/2) ln(L/(2 pi))/ln b for both edges, shown to
     # two decimals: the threshold lies strictly inside the rounding cell of its text, the
     # enclosure the check establishes.
     two = Show(decimals=2)
-    for name, edge in (("threshold_high_31", L0 / HIGH_FF), ("threshold_low_31", L0 / LOW_FF)):
+    bands31 = bands_of(WIDTH)
+    for name, edge, kind in (
+        ("threshold_high_31", L0 / HIGH_FF, "high"),
+        ("threshold_low_31", L0 / LOW_FF, "blend"),
+    ):
         with mpmath.workdps(50):
             value = float(
                 q * mpmath.log(edge.numerator / (2 * mpmath.pi)) / mpmath.log(BASE.numerator)
@@ -428,7 +470,15 @@ def checks(rec: Recorder) -> None:
             within=(shown.low, shown.high),
         )
         rec.quantity(name, value, show=two, by=check)
-    bands31 = bands_of(WIDTH)
+        # The page reads the threshold's whole part as the last pair below L: the pairs
+        # decided one by one (band_of) end there.
+        rec.exact(
+            f"d = 128, L = {edge}: the last pair below L, decided pair by pair, is the whole "
+            f"part of the threshold shown",
+            runs(bands31)[kind][1],
+            math.floor(shown.low),
+            scope="d = 128: the band ends of the 64 exact decisions against the cell's floor",
+        )
     rec.exact(
         "every pair decided: 0-28 unchanged, 29-34 blended, 35-63 divided (count of differences)",
         sum(
@@ -485,6 +535,14 @@ def checks(rec: Recorder) -> None:
     ):
         lo, hi = wavelength_enclosure(pair, WIDTH)
         room = tuple(sorted((sign * (lo / edge - 1), sign * (hi / edge - 1))))
+        rec.exact(
+            f"pair {pair} lies {'below' if sign < 0 else 'above'} the edge {edge}: its room "
+            "is positive",
+            room[0],
+            0,
+            relation=">",
+            scope=f"d = 128, b = 5e5, pair {pair}: the exact enclosure's nearer end",
+        )
         shown = cell(pick(room), per_cent)
         check = inside_cell(
             rec,
@@ -498,10 +556,26 @@ def checks(rec: Recorder) -> None:
     # nearer edge, |lambda/edge - 1|, is larger than theirs, enclosure against enclosure.
     distance = {i: distance_to_edges(i, WIDTH) for i in range(q)}
     rec.exact(
-        "pair 35 is the nearest of the 64 pairs to an edge, pair 28 the next (count of pairs "
-        "not decided farther)",
-        sum(int(not distance[35][1] < distance[i][0]) for i in range(q) if i != 35)
-        + sum(int(not distance[28][1] < distance[i][0]) for i in range(q) if i not in (28, 35)),
+        "the exact enclosure of each pair's distance |lambda_i/edge - 1| to its nearer edge "
+        "holds the 50-digit mpmath value (count of failures)",
+        sum(
+            int(not distance[i][0] < exact(reference_distance(i, WIDTH)) < distance[i][1])
+            for i in range(q)
+        ),
+        0,
+        scope="d = 128, b = 5e5, edges 2048 and 8192: all 64 pairs, mpmath at 50 digits",
+    )
+    rec.exact(
+        "pair 35 is the nearest of the 64 pairs to an edge (count of other pairs not decided "
+        "farther)",
+        sum(int(not distance[35][1] < distance[i][0]) for i in range(q) if i != 35),
+        0,
+        scope="d = 128, b = 5e5, edges 2048 and 8192: all 64 pairs, exact enclosures of "
+        "|lambda_i/edge - 1|",
+    )
+    rec.exact(
+        "pair 28 is the next nearest (count of the other 62 pairs not decided farther)",
+        sum(int(not distance[28][1] < distance[i][0]) for i in range(q) if i not in (28, 35)),
         0,
         scope="d = 128, b = 5e5, edges 2048 and 8192: all 64 pairs, exact enclosures of "
         "|lambda_i/edge - 1|",
@@ -512,11 +586,48 @@ def checks(rec: Recorder) -> None:
     # the new speed lies strictly between the midpoints to its neighbouring floats.
     factor = Fraction(INPUTS["factor"])
     by8, attention = scaled(WIDTH, float(factor))
+    # The exact tests, and the enclosures, against what they must tell apart: the test of a
+    # speed enclosure refuses the enclosures of the neighbouring pairs; the nearest-float
+    # test refuses the two floats next to posenc's value, and 0 and infinity; each enclosure
+    # of a new speed holds Meta's rule computed in 50-digit mpmath.
+    rec.exact(
+        "the exact test lo^64 b^i < 1 < hi^64 b^i refuses pair i - 1's and pair i + 1's "
+        "enclosures as enclosures of theta_i (count accepted)",
+        sum(
+            int(encloses_speed(*speed_enclosure(j, WIDTH), i, WIDTH))
+            for i in range(1, q - 1)
+            for j in (i - 1, i + 1)
+        ),
+        0,
+        scope="d = 128, b = 5e5, pairs 1-62 against both neighbours",
+    )
+    enclosures = [new_speed_enclosure(i, WIDTH, factor) for i in range(q)]
+    rec.exact(
+        "each exact enclosure of theta'_i holds theta'_i by Meta's rule in 50-digit mpmath "
+        "(count of failures)",
+        sum(
+            int(not lo < exact(reference_speed(i, WIDTH, INPUTS["factor"])) < hi)
+            for i, (lo, hi) in enumerate(enclosures)
+        ),
+        0,
+        scope="Llama 3.1: d = 128, s = 8, all 64 pairs; mpmath at 50 digits, its own bands",
+    )
+    rec.exact(
+        "the nearest-float test refuses the float64 on either side of posenc's value, and "
+        "0 and infinity (count accepted)",
+        sum(
+            int(nearest_float(w, enclosure))
+            for v, enclosure in zip(by8.tolist(), enclosures, strict=True)
+            for w in (math.nextafter(v, 0.0), math.nextafter(v, math.inf), 0.0, math.inf)
+        ),
+        0,
+        scope="Llama 3.1: d = 128, s = 8, all 64 pairs",
+    )
     rec.exact(
         "posenc.rope.inv_freq('llama3') is the nearest float64 to each theta'_i (failures)",
         sum(
-            int(not nearest_float(float(v), new_speed_enclosure(i, WIDTH, factor)))
-            for i, v in enumerate(by8.tolist())
+            int(not nearest_float(float(v), enclosure))
+            for v, enclosure in zip(by8.tolist(), enclosures, strict=True)
         ),
         0,
         scope="Llama 3.1: d = 128, s = 8, all 64 pairs; exact rationals, pi enclosed",
@@ -577,15 +688,24 @@ def checks(rec: Recorder) -> None:
     )
     run_ends(rec, bands32, small, "32", "Llama 3.2 1B")
     speeds32, _ = spec.inv_freq()
+    enclosures32 = [
+        new_speed_enclosure(i, small, Fraction(params["factor"])) for i in range(small // 2)
+    ]
+    rec.exact(
+        "Llama 3.2 1B: each exact enclosure of theta'_i holds theta'_i by Meta's rule in "
+        "50-digit mpmath (count of failures)",
+        sum(
+            int(not lo < exact(reference_speed(i, small, int(params["factor"]))) < hi)
+            for i, (lo, hi) in enumerate(enclosures32)
+        ),
+        0,
+        scope="d = 64, s = 32 from the config, all 32 pairs; mpmath at 50 digits",
+    )
     rec.exact(
         "posenc's speeds for Llama 3.2 1B are the nearest float64s (count of failures)",
         sum(
-            int(
-                not nearest_float(
-                    float(v), new_speed_enclosure(i, small, Fraction(params["factor"]))
-                )
-            )
-            for i, v in enumerate(speeds32.tolist())
+            int(not nearest_float(float(v), enclosure))
+            for v, enclosure in zip(speeds32.tolist(), enclosures32, strict=True)
         ),
         0,
         scope="d = 64, s = 32 from the config, all 32 pairs; exact rationals, pi enclosed",
@@ -608,34 +728,49 @@ def checks(rec: Recorder) -> None:
     # times slower (exactly, in float64: the division is by a power of two), the
     # unchanged ones are the same, and every blended one is slower.
     by32, _ = scaled(WIDTH, 32.0)
+    ratios = [
+        (band, Fraction(x) / Fraction(y))
+        for band, x, y in zip(bands31, by8.tolist(), by32.tolist(), strict=True)
+    ]
     rec.exact(
-        "d = 128, s = 8 against 32: high equal, low 4 times, blend slower (count of failures)",
-        sum(
-            int(
-                not (
-                    (band == "high" and x == y)
-                    or (band == "low" and Fraction(x) == 4 * Fraction(y))
-                    or (band == "blend" and y < x)
-                )
-            )
-            for band, x, y in zip(bands31, by8.tolist(), by32.tolist(), strict=True)
-        ),
+        "d = 128, s = 8 against 32: theta'(8)/theta'(32) is 1 on every unchanged pair and 4 "
+        "on every divided one (count of other ratios)",
+        sum(int(r != {"high": 1, "low": 4}[band]) for band, r in ratios if band != "blend"),
         0,
-        scope="every pair of d = 128, b = 5e5; float64 values compared as exact rationals",
+        scope="the 58 unchanged and divided pairs of d = 128, b = 5e5; float64 values as "
+        "exact rationals",
+    )
+    rec.exact(
+        "d = 128: every blended pair is slower with s = 32 (the smallest theta'(8)/theta'(32) "
+        "of the blend band exceeds 1)",
+        min(r for band, r in ratios if band == "blend"),
+        1,
+        relation=">",
+        scope="the 6 blended pairs of d = 128, b = 5e5; float64 values as exact rationals",
     )
 
     # Step 7. The order of the pairs is kept (step 2), on the real ladders and on a
     # dense one; and the dense ladder shows no jump: between neighbouring pairs the
     # factor theta'/theta moves by little more than the ladder's own step.
     dense = INPUTS["dense_head_dim"]
-    out_of_order = 0
-    for w, f in ((WIDTH, 8.0), (WIDTH, 32.0), (small, 32.0), (dense, 8.0), (dense, 32.0)):
-        new = scaled(w, f)[0].tolist()
-        out_of_order += sum(int(not x > y) for x, y in itertools.pairwise(new))
+    ladders = ((WIDTH, 8.0), (WIDTH, 32.0), (small, 32.0), (dense, 8.0), (dense, 32.0))
+    falls = [
+        Fraction(x) / Fraction(y)
+        for w, f in ladders
+        for x, y in itertools.pairwise(scaled(w, f)[0].tolist())
+    ]
     rec.exact(
-        "posenc's new speeds fall strictly along the ladder (count of pairs out of order)",
-        out_of_order,
-        0,
+        "posenc's new speeds: every neighbouring pair of each ladder compared (count)",
+        len(falls),
+        sum(w // 2 - 1 for w, _ in ladders),
+        scope="d = 128 (s = 8, 32), d = 64 (s = 32), d = 4096 (s = 8, 32)",
+    )
+    rec.exact(
+        "posenc's new speeds fall strictly along the ladder (the smallest theta'_i/theta'_(i+1) "
+        "exceeds 1)",
+        min(falls),
+        1,
+        relation=">",
         scope="d = 128 (s = 8, 32), d = 64 (s = 32), d = 4096 (s = 8, 32); float64 as rationals",
     )
     plain = rope.default_inv_freq(dense, float(BASE))  # (2048,)
