@@ -313,10 +313,10 @@ def count_pairs(rec: Recorder, key: str, name: str, width: int, base: int, lengt
     c = threshold_50(width, base, length)
     rec.band(
         f"{name}: c = (d/2) ln(L0/2 pi)/ln b lies in ({want - 1}, {want}), at least 1/100 "
-        "from both ends, so ceil(c) = the count",
-        float(c),
-        low=want - 1 + MARGIN,
-        high=want - MARGIN,
+        "from both ends, so ceil(c) = the count (the distance to the nearer end)",
+        float(min(c - (want - 1), want - c)),
+        low=MARGIN,
+        high=Fraction(1, 2),
         samples=1,
         scope=f"mpmath at 50 digits, then float64 (error far below the margin 1/100); "
         f"c = {mpmath.nstr(c, 8)}",
@@ -330,11 +330,17 @@ def relative_errors(got: np.ndarray, exact: list) -> list[float]:
         return [float(abs(mpmath.mpf(float(g)) - e) / e) for g, e in zip(got, exact, strict=True)]
 
 
-def ulps(got: np.ndarray, exact: list) -> list[float]:
-    """|got - exact| in units of the last place of each float64 ``got``."""
+def steps_from_nearest(got: np.ndarray, exact: list) -> list[int]:
+    """How many float64 steps each positive ``got`` lies from the float64 nearest ``exact``.
+
+    mpmath rounds its 50-digit ``exact`` to the nearest float64; no value here is
+    halfway between two float64 (each is irrational or 1), so 0 steps means within half
+    an ulp, the only float64 that is. Positive float64 are ordered as their bit patterns,
+    so the step count is the difference of those integers.
+    """
     with mpmath.workdps(50):
         return [
-            float(abs(mpmath.mpf(float(g)) - e) / mpmath.mpf(float(np.spacing(g))))
+            abs(int(np.float64(g).view(np.int64)) - int(np.float64(float(e)).view(np.int64)))
             for g, e in zip(got, exact, strict=True)
         ]
 
@@ -362,14 +368,16 @@ def checks(rec: Recorder) -> None:
 
     # Step 2. Which pairs turn within L0. ln lambda_i - ln L0 = (2 ln b / d)(i - c):
     # for b > 1 the factor is positive, so lambda_i < L0 exactly when i < c.
+    # The sign check below reads the same factor the identity proves.
+    factor = 2 * sp.log(b) / d
     rec.identity(
         "ln lambda_i - ln L0 = (2 ln b / d) (i - c), c = (d/2) ln(L0 / 2 pi) / ln b",
-        sp.log(wavelength) - sp.log(L) - 2 * sp.log(b) / d * (i - threshold),
+        sp.log(wavelength) - sp.log(L) - factor * (i - threshold),
         scope="every b > 0 with b != 1, d > 0, L0 > 0, pair i >= 0",
     )
     rec.identity(
         "for b > 1 the factor 2 ln b / d is positive",
-        positive((2 * sp.log(b) / d).subs(b, 1 + s)),
+        positive(factor.subs(b, 1 + s)),
         scope="b = 1 + s with s > 0, d > 0 (sign decided by SymPy's assumptions)",
     )
     # Doubling L0 raises c by (d/2) ln 2 / ln b, whatever L0 is.
@@ -396,15 +404,22 @@ def checks(rec: Recorder) -> None:
     # Step 4. The models' numbers, and the three models of width 128. The inputs that
     # quote a config.json kept in data/configs/ are compared with the file, field by
     # field, exactly as written there.
-    for stem, fields in QUOTED.items():
-        config = json.loads((CONFIG_DIR / f"{stem}.json").read_text(encoding="utf-8"))
-        rec.exact(
-            f"data/configs/{stem}.json: {', '.join(f for f, _ in fields)} are the inputs "
-            "(count of fields that differ)",
-            sum(int(config_field(config, f) != Fraction(v)) for f, v in fields),
-            0,
-            scope=f"{len(fields)} fields of the kept config.json, exact rationals",
-        )
+    configs = {
+        stem: json.loads((CONFIG_DIR / f"{stem}.json").read_text(encoding="utf-8"))
+        for stem in QUOTED
+    }
+    rec.exact(
+        f"data/configs/ ({', '.join(f'{stem}.json' for stem in QUOTED)}): every field the "
+        "inputs quote is the input (count of fields that differ)",
+        sum(
+            int(config_field(configs[stem], f) != Fraction(v))
+            for stem, fields in QUOTED.items()
+            for f, v in fields
+        ),
+        0,
+        scope=f"{sum(len(fields) for fields in QUOTED.values())} fields of "
+        f"{len(QUOTED)} kept config.json files, exact rationals",
+    )
     # pi is enclosed between two rationals first; every pair's comparison with L0 is
     # then exact.
     enclose_pi(rec)
@@ -447,22 +462,23 @@ def checks(rec: Recorder) -> None:
     # mpmath at 50 digits); it agrees bit for bit with posenc.encoding.frequencies;
     # rope.wavelengths (2 pi / w in float64: three roundings) and encoding.wavelengths
     # (correctly rounded) are within their stated errors of 2 pi b^(2i/128).
-    ulp_errors, same, rope_rel, enc_ulps = [], 0, [], []
+    steps, same, rope_rel, enc_steps = [], 0, [], []
     for _, base, width, _, _ in FULL.values():
         inv, factor = rope.inv_freq("default", width, base=float(base))  # (64,)
-        ulp_errors += ulps(inv, ladder_50(width, base))
+        steps += steps_from_nearest(inv, ladder_50(width, base))
         same += int(np.count_nonzero(inv != frequencies(width, base=float(base))))
         same += int(factor != 1.0)
         with mpmath.workdps(50):
             exact = [2 * mpmath.pi * v for v in ladder_50(width, base, sign=1)]
         rope_rel += relative_errors(rope.wavelengths(inv), exact)
-        enc_ulps += ulps(wavelengths(width, base=float(base)), exact)
+        enc_steps += steps_from_nearest(wavelengths(width, base=float(base)), exact)
     rec.numeric(
-        "posenc.rope.inv_freq('default', 128, base=b) is b^(-2i/128) to half an ulp",
-        ulp_errors,
-        tol=0.5,
-        scope="b = 10^4, 5 x 10^5, 10^6, every pair; error in ulps of each value, "
-        "against mpmath at 50 digits",
+        "posenc.rope.inv_freq('default', 128, base=b) is b^(-2i/128) to half an ulp: the "
+        "float64 nearest (error in float64 steps from it)",
+        steps,
+        tol=0,
+        scope="b = 10^4, 5 x 10^5, 10^6, every pair; mpmath at 50 digits rounded to the "
+        "nearest float64",
     )
     rec.exact(
         "rope.inv_freq('default', 128, base=b) equals encoding.frequencies(128, base=b), "
@@ -479,11 +495,12 @@ def checks(rec: Recorder) -> None:
         "each rounded once (3 x 2^-53 to first order), tolerance 4 x 2^-53; mpmath at 50 digits",
     )
     rec.numeric(
-        "posenc.encoding.wavelengths(128, base=b) is 2 pi b^(2i/128) to half an ulp",
-        enc_ulps,
-        tol=0.5,
-        scope="b = 10^4, 5 x 10^5, 10^6, every pair; error in ulps of each value, "
-        "against mpmath at 50 digits",
+        "posenc.encoding.wavelengths(128, base=b) is 2 pi b^(2i/128) to half an ulp: the "
+        "float64 nearest (error in float64 steps from it)",
+        enc_steps,
+        tol=0,
+        scope="b = 10^4, 5 x 10^5, 10^6, every pair; mpmath at 50 digits rounded to the "
+        "nearest float64",
     )
     # Llama 3.1's "llama3" scaling divides the pairs with wavelength above L0 = 8192
     # by its factor. Those are the pairs that never turn within 8192: 64 - 35 of them.
@@ -532,11 +549,14 @@ def checks(rec: Recorder) -> None:
         )
         rec.numeric(
             f"{name}: rope.inv_freq('default', {head_dim}, partial_rotary_factor={factor}) "
-            f"is {base}^(-2i/{dim}) to half an ulp",
-            ulps(inv, ladder_50(dim, base)) if inv.shape == (dim // 2,) else [math.inf],
-            tol=0.5,
+            f"is {base}^(-2i/{dim}) to half an ulp: the float64 nearest (error in float64 "
+            "steps from it)",
+            steps_from_nearest(inv, ladder_50(dim, base))
+            if inv.shape == (dim // 2,)
+            else [math.inf],
+            tol=0,
             scope=f"i = 0..{dim // 2 - 1}, base {base}; the shape must be ({dim // 2},); "
-            "mpmath at 50 digits",
+            "mpmath at 50 digits rounded to the nearest float64",
         )
         rec.exact(
             f"{name}: those speeds are the full ladder of width {dim}, bit for bit "
@@ -580,14 +600,35 @@ def checks(rec: Recorder) -> None:
         scope=f"head_dim {head_neox}, rotary_dim {dim_neox}, base {base}: the largest of the "
         f"{dim_neox // 2} wavelengths of each ladder against the exact enclosures' lower ends",
     )
+    # The first misreading's witness is that pair under the two readings.
+    _, _, pair_wit, *readings = _neox_readings()
+    rec.exact(
+        "the first misreading's witness is at GPT-NeoX's slowest rotated pair",
+        pair_wit,
+        slowest,
+        scope=f"head_dim {head_neox}, rotary_dim {dim_neox}: pair rotary_dim / 2 - 1, an integer",
+    )
+    rec.close(
+        "the first misreading's witness: the two wavelengths it compares are the enclosed ones",
+        readings,
+        [rotated_end, misread_end],
+        tol=1e-12,
+        scope=f"pair {slowest}, exponent over {dim_neox} and over {head_neox}: SymPy at 50 "
+        "digits against the exact enclosures' lower ends (1e-19 wide)",
+    )
     _, fig_head, fig_factor, fig_base, fig_length = figure.NEOX
     rec.exact(
         "the figure's GPT-NeoX (posenc.figures.wavelength.NEOX) has the inputs' head_dim, "
         "rotary_pct, base and L0 (count of differences)",
-        int(fig_head != head_neox)
-        + int(Fraction(fig_factor) != INPUTS["neox_rotary_pct"])
-        + int(fig_base != base)
-        + int(fig_length != INPUTS["l0_partial"]),
+        sum(
+            int(drawn != given)
+            for drawn, given in (
+                (fig_head, head_neox),
+                (Fraction(fig_factor), INPUTS["neox_rotary_pct"]),
+                (fig_base, base),
+                (fig_length, INPUTS["l0_partial"]),
+            )
+        ),
         0,
         scope="the constants the figure draws GPT-NeoX-20B with",
     )
@@ -626,9 +667,49 @@ def checks(rec: Recorder) -> None:
             scope=f"integer {power.denominator}th root, 1e-30 apart (exact)",
         ),
     )
+    # The stretch, and the second misreading's two stretches, against the ratio of
+    # the two ladders at the last pair and at pair 0 (mpmath at 50 digits).
+    with mpmath.workdps(50):
+        ladders = [ladder_50(width2, base, sign=1) for base in (base2, FULL["code_llama"][1])]
+        ratios = [ladders[1][k] / ladders[0][k] for k in (-1, -1, 0)]
+    rec.close(
+        "the last pair's stretch (enclosed) and the second misreading's stretches of pair "
+        f"{width2 // 2 - 1} and pair 0 are the ratios of the two ladders",
+        [low, *_stretches()],
+        ratios,
+        tol=1e-25,
+        scope=f"d = {width2}, b = {base2} and {FULL['code_llama'][1]}; "
+        "b2^(2i/d) / b^(2i/d) at 50 digits (mpmath)",
+    )
 
 
 # -- misreadings -------------------------------------------------------------------
+
+
+def _neox_readings() -> tuple[int, int, int, sp.Expr, sp.Expr]:
+    """The first misreading's witness: GPT-NeoX-20B's slowest rotated pair.
+
+    Returns (head_dim, rotary_dim, pair, its wavelength with the exponent over
+    rotary_dim, and over head_dim); step 6 checks the pair and both wavelengths
+    against posenc's widths and the exact enclosures.
+    """
+    head = INPUTS["neox_hidden"] // INPUTS["neox_heads"]
+    dim = rope.rotary_dim(head, float(INPUTS["neox_rotary_pct"]))
+    pair, base = dim // 2 - 1, sp.Integer(INPUTS["base_partial"])
+    return (
+        head,
+        dim,
+        pair,
+        2 * sp.pi * base ** sp.Rational(2 * pair, dim),
+        2 * sp.pi * base ** sp.Rational(2 * pair, head),
+    )
+
+
+def _stretches() -> tuple[sp.Expr, sp.Expr]:
+    """The second misreading's witness: (b'/b)^(2i/d) from b = 10^4 to 10^6 at d = 128,
+    for pair 63 and for pair 0. Step 7 checks both against mpmath's ladders."""
+    factor = sp.Integer(100)
+    return factor ** sp.Rational(2 * 63, 128), factor ** sp.Rational(0, 128)
 
 
 def _exponent_over_head_dim(wit: Witness) -> None:
@@ -636,14 +717,12 @@ def _exponent_over_head_dim(wit: Witness) -> None:
     # rotary_dim 24. Its slowest rotated pair, i = 11, has wavelength
     # 2 pi (10^4)^(22/24), about 29,000; the misreading gives 2 pi (10^4)^(22/96),
     # about 52. posenc's speed agrees with the first (checked in step 6).
-    head = INPUTS["neox_hidden"] // INPUTS["neox_heads"]
-    dim = rope.rotary_dim(head, float(INPUTS["neox_rotary_pct"]))
-    pair, base = dim // 2 - 1, sp.Integer(INPUTS["base_partial"])
+    head, dim, pair, rotated, misread = _neox_readings()
     wit.differs(
-        2 * sp.pi * base ** sp.Rational(2 * pair, dim),
-        2 * sp.pi * base ** sp.Rational(2 * pair, head),
-        at=f"GPT-NeoX-20B, base {base}, pair {pair}: lambda with exponent over rotary_dim "
-        f"{dim} against over head_dim {head}",
+        rotated,
+        misread,
+        at=f"GPT-NeoX-20B, base {INPUTS['base_partial']}, pair {pair}: lambda with exponent "
+        f"over rotary_dim {dim} against over head_dim {head}",
         margin=10000,
         by="ten thousand positions",
     )
@@ -653,10 +732,8 @@ def _every_pair_same_factor(wit: Witness) -> None:
     # "A larger base slows every pair by the same factor." From 10^4 to 10^6 at
     # d = 128, pair 0 keeps its wavelength 2 pi (factor 1), pair 63 stretches by
     # 100^(63/64), about 93.
-    factor = sp.Integer(100)
     wit.differs(
-        factor ** sp.Rational(2 * 63, 128),
-        factor ** sp.Rational(0, 128),
+        *_stretches(),
         at="d = 128, b = 10^4 -> 10^6: the stretch of pair 63 against that of pair 0",
         margin=10,
         by="a factor of ten",
