@@ -19,6 +19,7 @@ Nothing here imports MkDocs: the build and the tests call these functions.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -204,14 +205,15 @@ def reading_order(parts: Mapping[str, Part]) -> list[int]:
 
 
 def nav_title(entry: Proposition) -> str:
-    return f"{entry.number}. {entry.short or entry.title}"
+    """The entry's title in the navigation, as HTML: Material prints a nav title unescaped."""
+    return html.escape(f"{entry.number}. {entry.short or entry.title}", quote=True)
 
 
 def nav(parts: Mapping[str, Part], entries: Mapping[int, Proposition]) -> list[dict[str, Any]]:
     """The propositions' part of mkdocs.yml's nav: a section per part, its page first."""
     return [
         {
-            f"{part.roman}. {part.title}": [
+            html.escape(f"{part.roman}. {part.title}", quote=True): [
                 part.page,
                 *({nav_title(entries[n]): entries[n].page} for n in part.order),
             ]

@@ -773,7 +773,8 @@ def test_a_hostile_title_is_text_in_every_place_it_is_shown(hostile):
     assert HOSTILE in texts(pages["graph"], "a", href="../propositions/p05-bank-of-clocks/")
     assert f"Proposition 5 ({HOSTILE})" in texts(pages["user"], "a", href="../p05-bank-of-clocks/")
     labels = [e.attrs.get("aria-label", "") for e in elements(pages["graph"])]
-    assert f"Proposition 5: {HOSTILE} (verified with all dependencies)" in labels
+    part = "Part II: The sinusoidal code"  # each node names its part, too
+    assert f"Proposition 5: {HOSTILE} (verified with all dependencies, {part})" in labels
     assert f"Proposition 5: {HOSTILE}¶" in texts(pages["print"], "h2")
     redirect = pages["redirect"]
     assert texts(redirect, "title") == [f"Proposition 5: {HOSTILE}"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 import shutil
 from pathlib import Path
@@ -57,7 +58,8 @@ def test_parts_are_numbered_one_to_n_and_their_pages_say_their_heading(groups):
 
 def test_the_navigation_has_a_section_per_part_its_page_first(entries, groups):
     made = parts.nav(groups, entries)
-    assert [next(iter(s)) for s in made] == [f"{p.roman}. {p.title}" for p in groups.values()]
+    titles = [html.unescape(next(iter(s))) for s in made]  # Material prints them as HTML
+    assert titles == [f"{p.roman}. {p.title}" for p in groups.values()]
     for section, part in zip(made, groups.values(), strict=True):
         [items] = section.values()
         assert items[0] == part.page
