@@ -8,6 +8,7 @@ of one checkout with one cache.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import subprocess
@@ -133,6 +134,27 @@ def test_home_lists_every_proposition_with_status(site, entries):
     for entry in entries.values():
         assert f'href="{entry.url}"' in home
     assert home.count("verified with all dependencies") >= len(entries)
+
+
+HEADING_RE = re.compile(r"<h([1-6])\b[^>]*>")
+
+
+def test_no_page_skips_a_heading_level(site):
+    """A heading is at most one level below the one before it (axe: heading-order), on
+    every page: generated blocks (the tables per part, the atlas) bring headings of their
+    own, and a page that places one under its title alone would skip a level."""
+    skipped = []
+    for path in sorted(site.rglob("index.html")):
+        html = path.read_text(encoding="utf-8")
+        start, end = html.find("<article"), html.find("</article>")
+        if start < 0:
+            continue
+        levels = [int(m.group(1)) for m in HEADING_RE.finditer(html, start, end)]
+        for before, after in itertools.pairwise(levels):
+            if after > before + 1:
+                skipped.append(f"{path.relative_to(site).parent}/: h{before} then h{after}")
+                break
+    assert not skipped, "\n".join(skipped)
 
 
 def test_a_false_claim_fails_the_strict_build(tmp_path):
