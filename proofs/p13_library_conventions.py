@@ -36,6 +36,7 @@ from posenc import conventions
 from posenc.figures import conventions as conventions_figure
 from proofs.exact import minus, product
 from proofs.kit import Misreading, Recorder, Show, Witness, substitute
+from proofs.numbers import render
 
 NUMBER = 13
 TITLE = "Library conventions are the same ladder in other clothes"
@@ -193,7 +194,7 @@ def checks(rec: Recorder) -> None:
     # Step 2. Whole rows, written from each layout's own definition: the
     # concatenated row is P times the interleaved row, with P the permutation
     # matrix of sigma. Odd widths give the Marian split (one more sine).
-    rec.instances(
+    rows = rec.instances(
         "concatenated(pos) = Pi interleaved(pos)",
         (
             (
@@ -205,6 +206,12 @@ def checks(rec: Recorder) -> None:
         scope=f"widths d = 1..{INPUTS['rows_max_width']} (odd d: ceil(d/2) sines, floor(d/2) "
         "cosines); "
         "symbolic pos and speeds; the product evaluated by the kit",
+    )
+    rec.exact(
+        f"the rows and Pi^T Pi = I are checked at every width 1..{INPUTS['rows_max_width']}",
+        rows.samples,
+        INPUTS["rows_max_width"],
+        scope="the cases the row check ran (count), against the widths the page names",
     )
     rec.exact(
         "posenc.conventions.concatenated_order(d) is sigma",
@@ -239,10 +246,13 @@ def checks(rec: Recorder) -> None:
         wavelength.subs(i, i + 1) / wavelength - b ** (1 / n),
         scope="b > 0, n = h - 1 >= 1, integer i >= 0",
     )
+    # The paper's rung B^(2i/d), with B = b^(h/(h-1)) put in by the kit (sp.Subs):
+    # SymPy would otherwise merge the powers on sight and leave nothing to prove.
+    paper_base = sp.Symbol("B")
     rec.identity(
         "the (h-1) ladder is the paper's ladder with base b^(h/(h-1))",
         b**stretched_exponent
-        - sp.Pow(b ** ((n + 1) / n), paper_exponent, evaluate=False),  # (b^(h/(h-1)))^(2i/d)
+        - sp.Subs(paper_base**paper_exponent, paper_base, b ** ((n + 1) / n)),
         scope="b > 0, n = h - 1 >= 1, integer i >= 0 (d = 2h)",
     )
     paper_top = 2 * sp.pi * b ** paper_exponent.subs(i, n)
@@ -287,8 +297,9 @@ def checks(rec: Recorder) -> None:
         ),
         scope=f"widths d = 1..{INPUTS['rows_max_width']}; the product evaluated by the kit",
     )
+    dots = {}
     for layout, code in (("concatenated", concatenated), ("interleaved", interleaved)):
-        rec.instances(
+        dots[layout] = rec.instances(
             f"{layout}(pos) . {layout}(q) = sum_i cos((pos - q) w_i), the same in both layouts",
             (
                 (f"d = {d}", (code(pos, d).T * code(q, d))[0] - closed_form(pos, q, d))
@@ -296,6 +307,14 @@ def checks(rec: Recorder) -> None:
             ),
             scope=f"widths d = {', '.join(map(str, DOT_WIDTHS))}; symbolic pos, q and speeds",
         )
+    rec.exact(
+        "the dot products are checked in both layouts at every even width 2.."
+        f"{INPUTS['dots_max_width']}",
+        sum(check.samples for check in dots.values()),
+        2 * (INPUTS["dots_max_width"] // 2),
+        scope="the cases the two dot-product checks ran (count), against 2 layouts x the even "
+        "widths the page names",
+    )
     rec.identity(
         "one pair: sin a sin c + cos a cos c = cos(a - c)",
         sp.sin(a) * sp.sin(c) + sp.cos(a) * sp.cos(c) - sp.cos(a - c),
@@ -307,12 +326,19 @@ def checks(rec: Recorder) -> None:
     # model's input in a permuted basis. A checkpoint moves across only if its
     # embedding table and every weight that reads or writes the residual stream
     # are permuted with it.
-    rec.instances(
+    ported = rec.instances(
         "e + Pi p = Pi (Pi^T e + p)",
         ((f"d = {d}", _ported(d)) for d in EMBEDDING_WIDTHS),
         scope=f"widths d = {', '.join(map(str, EMBEDDING_WIDTHS))}; symbolic embedding e, pos "
         "and speeds; "
         "the products evaluated by the kit",
+    )
+    rec.exact(
+        "the embedding identity is checked at every even width 2.."
+        f"{INPUTS['embedding_max_width']}",
+        ported.samples,
+        INPUTS["embedding_max_width"] // 2,
+        scope="the cases the embedding check ran (count), against the even widths the page names",
     )
 
     # Step 7. Numeric spot check of Steps 2 and 5 with the library: the paper's
@@ -344,9 +370,15 @@ def checks(rec: Recorder) -> None:
     # libraries, which are not run here: their float32 exp, sin and cos need not
     # round as NumPy's do.
     mpmath.mp.dps = 30
+    # Controls: tables a tolerance must tell from the right one. On the exact
+    # path, each float32 entry moved one ulp up (half an ulp is the claim); the
+    # paper's table and the emulated path, one position off. Their largest errors
+    # must exceed the tolerances, or the checks could not fail.
+    controls = {}  # name -> (exact control's largest error, its tolerance, emulated control's)
     for name, convention in conventions.CONVENTIONS.items():
         widths = WIDTHS.get(name, (1, 8, 9))
         exact_errors, emulated_errors = [], []
+        control_exact, control_emulated = [], []
         for width in widths:
             formula = [
                 (kind, mpmath.mpf(sp.N(rate, 30))) for kind, rate in library_formula(name, width)
@@ -357,11 +389,24 @@ def checks(rec: Recorder) -> None:
             for r in range(48):
                 for col, (kind, rate) in enumerate(formula):
                     value = _entry(kind, (convention.start + r) * rate)
-                    exact_error = float(mpmath.mpf(float(exact_table[r, col])) - value)
-                    exact_errors.append(
-                        exact_error if name == "paper" else exact_error / float(ulps[r, col])
+                    later = _entry(kind, (convention.start + r + 1) * rate)  # one position off
+                    entry, ulp = exact_table[r, col], float(ulps[r, col])
+                    exact_errors.append(_exact_error(name, entry, value, ulp))
+                    # The exact path's control: a float32 entry one ulp up, no longer the
+                    # nearest; the paper's float64 table, one position off.
+                    control_exact.append(
+                        _exact_error(name, entry, later, ulp)
+                        if name == "paper"
+                        else _exact_error(name, np.nextafter(entry, np.inf), value, ulp)
                     )
                     emulated_errors.append(float(mpmath.mpf(float(emulated[r, col])) - value))
+                    control_emulated.append(float(mpmath.mpf(float(emulated[r, col])) - later))
+        exact_tolerance = TOLERANCE[name] if name == "paper" else HALF_ULP
+        controls[name] = (
+            max(abs(e) for e in control_exact),
+            exact_tolerance,
+            max(abs(e) for e in control_emulated),
+        )
         where = (
             f"{'widths' if len(widths) > 1 else 'width'} {', '.join(map(str, widths))}, "
             f"positions {convention.start}..{convention.start + 47}, every entry"
@@ -370,7 +415,7 @@ def checks(rec: Recorder) -> None:
             rec.numeric(
                 "posenc's table('paper') matches the paper's formula",
                 exact_errors,
-                tol=TOLERANCE[name],
+                tol=exact_tolerance,
                 scope=f"{where}; {PRECISION[name]}",
             )
         else:
@@ -378,7 +423,7 @@ def checks(rec: Recorder) -> None:
                 f"posenc's table({name!r}) is {convention.title}'s formula rounded once to "
                 "float32: within half an ulp of each entry",
                 exact_errors,
-                tol=HALF_ULP,
+                tol=exact_tolerance,
                 scope=f"{where}; error in float32 ulps of the entry, path='exact' (default)",
             )
         rec.numeric(
@@ -387,6 +432,22 @@ def checks(rec: Recorder) -> None:
             tol=TOLERANCE[name],
             scope=f"{where}; {PRECISION.get(name, 'float32 throughout')}",
         )
+    rec.exact(
+        "Step 8's exact-path tolerances tell each table from its control: every float32 entry "
+        "one ulp up (the paper's float64 table: one position off)",
+        sum(int(error > tolerance) for error, tolerance, _ in controls.values()),
+        len(conventions.CONVENTIONS),
+        scope="the 8 conventions, Step 8's entries and widths (count of conventions whose "
+        "control's largest error exceeds the tolerance)",
+    )
+    rec.exact(
+        "Step 8's emulated-path tolerances tell each table from its control: the formula one "
+        "position off, as a wrong start or padding offset would give",
+        sum(int(controls[name][2] > TOLERANCE[name]) for name in controls),
+        len(conventions.CONVENTIONS),
+        scope="the 8 conventions, Step 8's entries and widths (count of conventions whose "
+        "control's largest error exceeds the tolerance)",
+    )
 
     # Step 9. Exact facts of posenc's tables, on both paths: its Marian table is
     # its XLM table with the columns permuted, bit for bit (both round the same
@@ -395,38 +456,49 @@ def checks(rec: Recorder) -> None:
     # and differ only in fairseq's zero padding row; at width 1 and at odd widths
     # tensor2tensor and fairseq end in a zero column, which at width 1 is all of
     # the table.
-    mismatches = 0
+    # Each count is of the entries that agree, against the number compared: a
+    # loop that ran short would come up short.
+    marian_widths = (1, 2, 3, 8, 9, 64)
+    agreeing = 0
     for path in PATHS:
-        for width in (1, 2, 3, 8, 9, 64):
+        for width in marian_widths:
             xlm = conventions.table("xlm", 40, width, path=path)  # (40, width)
             marian = conventions.table("marian", 40, width, path=path)
-            mismatches += int(
+            agreeing += int(
                 np.count_nonzero(
-                    marian.view(np.uint32) != xlm[:, _sigma_list(width)].view(np.uint32)
+                    marian.view(np.uint32) == xlm[:, _sigma_list(width)].view(np.uint32)
                 )
             )
     rec.exact(
         "posenc: the Marian table is the XLM table with columns permuted by sigma, bit for bit",
-        mismatches,
-        0,
+        agreeing,
+        len(PATHS) * 40 * sum(marian_widths),
         scope="both paths; widths 1, 2, 3, 8, 9, 64; positions 0..39 "
-        "(count of differing float32 entries)",
+        "(count of equal float32 entries, against all compared)",
     )
-    differing = 0
+    same, padding_zeros = 0, 0
     for path in PATHS:
         fairseq = conventions.table("fairseq", 40, 64, start=0, path=path)  # (40, 64), pos 0..39
         whisper = conventions.table("whisper", 40, 64, path=path)
-        differing += int(
+        same += int(
             np.count_nonzero(
                 np.delete(fairseq, 1, 0).view(np.uint32)
-                != np.delete(whisper, 1, 0).view(np.uint32)
+                == np.delete(whisper, 1, 0).view(np.uint32)
             )
-        ) + int(np.count_nonzero(fairseq[1]))
+        )
+        padding_zeros += int(np.count_nonzero(fairseq[1].view(np.uint32) == 0))
     rec.exact(
-        "posenc: the fairseq table is the Whisper table except its padding row, which is zero",
-        differing,
-        0,
-        scope="both paths; width 64, positions 0..39, padding_idx 1 (count of differing entries)",
+        "posenc: the fairseq table is the Whisper table except its padding row",
+        same,
+        len(PATHS) * 39 * 64,
+        scope="both paths; width 64, positions 0..39 but padding_idx 1 "
+        "(count of equal entries, against all compared)",
+    )
+    rec.exact(
+        "posenc: fairseq's padding row is zero",
+        padding_zeros,
+        len(PATHS) * 64,
+        scope="both paths; width 64, row padding_idx 1 (count of entries +0.0, against all)",
     )
     rec.exact(
         "posenc: tensor2tensor and fairseq give an odd width a zero last column; at width 1 "
@@ -454,7 +526,7 @@ def checks(rec: Recorder) -> None:
         "whisper": {1, 2, 3, 5, 7, 9},
         "fairseq": {2, 3},
     }
-    wrong = 0
+    right = 0
     for name in conventions.CONVENTIONS:
         for width in range(1, 10):
             for path in PATHS:
@@ -463,14 +535,15 @@ def checks(rec: Recorder) -> None:
                     raised = False
                 except ValueError:
                     raised = True
-                wrong += int(raised != (width in refused.get(name, set())))
+                right += int(raised == (width in refused.get(name, set())))
     rec.exact(
         "posenc refuses exactly the widths its conventions record as failing: odd for the "
         "paper and Whisper, odd from 3 for the tutorial, 2 for Whisper, 2 and 3 for fairseq",
-        wrong,
-        0,
+        right,
+        len(conventions.CONVENTIONS) * 9 * len(PATHS),
         scope="the 8 conventions, widths 1..9, both paths "
-        "(count of widths refused or computed wrongly)",
+        "(count of (convention, width, path) triples refused or computed as recorded, "
+        "against all)",
     )
 
     # Step 11. The numbers of the page. The figure (posenc.figures.conventions)
@@ -482,13 +555,16 @@ def checks(rec: Recorder) -> None:
     drawn = inspect.signature(conventions_figure.fig_library_conventions).parameters
     rec.exact(
         f"the figure draws width {width} and positions 0..{INPUTS['figure_positions'] - 1}",
-        int(drawn["width"].default != width)
-        + int(drawn["length"].default != INPUTS["figure_positions"]),
+        sum(
+            int(drawn[parameter].default != value)
+            for parameter, value in (("width", width), ("length", INPUTS["figure_positions"]))
+        ),
         0,
         scope="posenc.figures.conventions.fig_library_conventions's defaults against the "
         "inputs (count of mismatches)",
     )
     half = width // 2
+    shown_rungs = []  # (value, show) of every rung the page states
     for name, label, exponent, written in (
         ("paper", "paper", sp.Rational(2, width), f"2i/{width}"),
         ("whisper", "stretched", sp.Rational(1, half - 1), f"i/{half - 1}"),
@@ -508,6 +584,16 @@ def checks(rec: Recorder) -> None:
         for step, value in enumerate(rungs[:-1] if name == "whisper" else rungs):
             show = Show(decimals=2) if value < 100 else Show(decimals=0)  # as the figure labels
             rec.quantity(f"fig_{label}_{step}", value, show=show, by=ladder)
+            shown_rungs.append((value, show))
+    figure = conventions_figure.fig_library_conventions()
+    figure_labels = [text.get_text() for axes in figure.axes for text in axes.texts]
+    rec.exact(
+        "the page writes each rung it states as the figure labels it",
+        sum(int(render(value, show) not in figure_labels) for value, show in shown_rungs),
+        0,
+        scope="the rungs fig_paper_* and fig_stretched_*, rendered, against the texts of "
+        "posenc.figures.conventions.fig_library_conventions() (count of rungs not labelled)",
+    )
     rec.exact(
         "at width 8 the paper's ladder climbs by 10000^(2/8) = 10 per pair",
         base_value ** sp.Rational(2, width),
@@ -600,7 +686,7 @@ def checks(rec: Recorder) -> None:
         rec.numeric(
             "position 1, width 4: tensor2tensor's row and the paper's, entry by entry",
             rows,
-            tol=2.0**-24,
+            tol=EPS32,  # one float32 ulp of the entries in [1/2, 1), half an ulp at 1
             scope="posenc.conventions.table rows (float32 and float64) against mpmath at "
             "30 digits",
         )
@@ -631,6 +717,12 @@ def checks(rec: Recorder) -> None:
 def _entry(kind: str, angle: mpmath.mpf) -> mpmath.mpf:
     """One table entry from its column's function: sin, cos, or the zero column."""
     return {"sin": mpmath.sin, "cos": mpmath.cos}[kind](angle) if kind != "zero" else 0
+
+
+def _exact_error(name: str, entry: np.floating, value: mpmath.mpf, ulp: float) -> float:
+    """An exact-path error: absolute for the paper's float64 table, else in float32 ulps."""
+    error = float(mpmath.mpf(float(entry)) - value)
+    return error if name == "paper" else error / ulp
 
 
 def _ported(width: int) -> sp.Matrix:
@@ -670,6 +762,14 @@ def _concatenated_example_is_the_paper(wit: Witness) -> None:
             for kind, r in library_formula("paper", 4)
         ]
     )
+    # Both rows, built from the formulas, are the rows the misreading and the
+    # paper write down; otherwise the witness would compare something else.
+    written = (
+        (example, [sp.sin(pos), sp.sin(pos / 10000), sp.cos(pos), sp.cos(pos / 10000)]),
+        (paper, [sp.sin(pos), sp.cos(pos), sp.sin(pos / 100), sp.cos(pos / 100)]),
+    )
+    if any(list(built) != row for built, row in written):
+        raise ArithmeticError("the d = 4 rows built from the formulas are not the rows written")
     wit.differs(
         substitute(example, {pos: 1}),
         substitute(paper, {pos: 1}),
@@ -684,9 +784,16 @@ def _checkpoints_transfer(wit: Witness) -> None:
     # first layer's input differs, coordinate by coordinate.
     e = sp.Matrix([sp.Rational(1, 2), sp.Rational(-1, 4), sp.Rational(1, 8), 1])
     point = {s: v for s, v in zip(speeds(4), (1, sp.Rational(1, 100)), strict=True)} | {pos: 1}
+    paper_input = substitute(e + interleaved(pos, 4), point)
+    concatenated_input = substitute(e + concatenated(pos, 4), point)
+    # The two inputs minus e hold the same four values (sin 1, cos 1, sin 1/100,
+    # cos 1/100) in another order: the difference is the layout's alone.
+    codes = [sorted(x - e, key=sp.default_sort_key) for x in (paper_input, concatenated_input)]
+    if codes[0] != codes[1]:
+        raise ArithmeticError("the two inputs do not hold the same code values")
     wit.differs(
-        substitute(e + interleaved(pos, 4), point),
-        substitute(e + concatenated(pos, 4), point),
+        paper_input,
+        concatenated_input,
         at="d = 4, pos = 1, paper frequencies, embedding e = (1/2, -1/4, 1/8, 1)",
         margin=MARGIN,
         by=BY,
