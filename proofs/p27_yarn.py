@@ -381,9 +381,16 @@ def mscale_bounds(factor: int, scale: Fraction) -> Interval:
     return _add(_mul(_point(TENTH * scale), ln_bounds(factor)), _point(1))
 
 
-def _ulps(got: float, want: mpmath.mpf) -> float:
-    """|got - want| in float64 ulps of got."""
-    return float(abs(mpmath.mpf(got) - want) / mpmath.mpf(np.spacing(abs(got))))
+def _fraction(value: mpmath.mpf) -> Fraction:
+    """An mpmath number as the exact rational it is (mantissa times a power of two)."""
+    mantissa, exponent = value.man_exp
+    return Fraction(mantissa) * Fraction(2) ** exponent
+
+
+def _nearest(want: mpmath.mpf) -> float:
+    """The float64 nearest ``want``: mpmath rounds to 53 bits, to nearest."""
+    with mpmath.workprec(53):
+        return float(+want)
 
 
 # -- the temperature, as caches ----------------------------------------------------------
@@ -436,14 +443,23 @@ def checks(rec: Recorder) -> None:
     # length and factor the page's table quotes is compared with its file (Llama 2's s = 16
     # is the paper's run, in no file); DeepSeek-V3's file also sets the ramp's ends and both
     # mscales, which steps 1 and 7 use.
+    compared = 0
     for cfg in CONFIGS:
         for field_name, in_file, used in quoted_fields(cfg):
+            compared += 1
             rec.exact(
                 f"{cfg.name}'s config.json: {field_name} is {used}",
                 in_file,
                 used,
                 scope=f"data/configs/{CONFIG_FILES[cfg.key].name}, read as JSON",
             )
+    rec.exact(
+        "every quoted field was compared with its file: 3 of Llama 2 (d, b, L0), 4 of Qwen2.5 "
+        "(d, b, L0, s), 8 of DeepSeek-V3 (also beta_fast, beta_slow and both mscales)",
+        compared,
+        15,
+        scope="the three config.json files under data/configs",
+    )
 
     # The library's c against mpmath (50 digits), and its correction range against the
     # exact enclosures. The range is floored and ceiled from the float64 value, as the
@@ -465,45 +481,48 @@ def checks(rec: Recorder) -> None:
         "absolute error against mpmath at 50 digits (the values lie between -20 and 50)",
     )
     ranges = {}
-    wrong = 0
+    right = 0
     for cfg in CONFIGS:
         fast, slow = dim_bounds(cfg, BETA_FAST), dim_bounds(cfg, BETA_SLOW)
         low, high = truncated_range(cfg)
         ranges[cfg.key] = (low, high, fast, slow)
         for bounds, turns in ((fast, BETA_FAST), (slow, BETA_SLOW)):
             value = Fraction(reference_dim(turns, cfg))
-            wrong += not (math.floor(bounds[0]) < value < math.floor(bounds[0]) + 1)
-            wrong += math.floor(bounds[0]) != math.floor(bounds[1])
-        wrong += rope.yarn_correction_range(
+            right += math.floor(bounds[0]) < value < math.floor(bounds[0]) + 1
+            right += math.floor(bounds[0]) == math.floor(bounds[1])
+        right += rope.yarn_correction_range(
             BETA_FAST, BETA_SLOW, cfg.dim, float(cfg.base), cfg.length
-        ) != (low, high)
-        wrong += rope.yarn_correction_range(
+        ) == (low, high)
+        right += rope.yarn_correction_range(
             BETA_FAST, BETA_SLOW, cfg.dim, float(cfg.base), cfg.length, truncate=False
-        ) != (reference_dim(BETA_FAST, cfg), reference_dim(BETA_SLOW, cfg))
+        ) == (reference_dim(BETA_FAST, cfg), reference_dim(BETA_SLOW, cfg))
     rec.exact(
         "posenc.rope.yarn_correction_range: floor c(32) and ceil c(1) as the exact values give "
-        "them; unrounded, the reference code's float64 c (count of failures)",
-        wrong,
-        0,
-        scope="the three configurations; c enclosed exactly, never a whole number; the float64 "
-        "c in the same cell between whole numbers",
+        "them; unrounded, the reference code's float64 c (count of the 18 comparisons that hold)",
+        right,
+        18,
+        scope="the three configurations, 6 comparisons each; c enclosed exactly, never a whole "
+        "number; the float64 c in the same cell between whole numbers",
     )
     # The hypothesis of step 3 for the three heads, 0 < c(32) < c(1) < d/2 - 1, from the
     # exact enclosures; then each end of the range against the enclosure it rounds: the
     # floor l of c(32) is the whole number in [c(32) - 1, c(32)], the ceiling h of c(1) the
     # one in [c(1), c(1) + 1] (c is never whole here, so each is the only one).
-    rec.exact(
-        "the three heads meet 0 < c(32) < c(1) < d/2 - 1 (count of heads that do not)",
-        sum(
-            int(not 0 < ranges[cfg.key][2][0] <= ranges[cfg.key][2][1] < ranges[cfg.key][3][0])
-            + int(not ranges[cfg.key][3][1] < cfg.dim // 2 - 1)
-            for cfg in CONFIGS
-        ),
-        0,
-        scope="Llama 2, Qwen2.5, DeepSeek-V3; exact enclosures of c(32) and c(1)",
-    )
     for cfg in CONFIGS:
         _, _, fast, slow = ranges[cfg.key]
+        last = range(cfg.dim // 2)[-1]  # d/2 - 1, the last pair's index
+        for claim, lhs, rhs, relation in (
+            ("0 < c(32)", fast[0], 0, ">"),
+            ("c(32) < c(1)", fast[1], slow[0], "<"),
+            (f"c(1) < d/2 - 1 = {last}", slow[1], last, "<"),
+        ):
+            rec.exact(
+                f"{cfg.name} meets the hypothesis of step 3: {claim}",
+                lhs,
+                rhs,
+                relation=relation,
+                scope=f"{cfg.name}: exact enclosures of c(32) and c(1)",
+            )
         # posenc's range itself, each end against the exact enclosure it must round
         low, high = rope.yarn_correction_range(
             BETA_FAST, BETA_SLOW, cfg.dim, float(cfg.base), cfg.length
@@ -526,7 +545,18 @@ def checks(rec: Recorder) -> None:
             quantity=f"{cfg.key}_high",
             show=Show(),
         )
-        for name, bounds in (("fast", fast), ("slow", slow)):
+        for name, bounds, turns in (("fast", fast, BETA_FAST), ("slow", slow, BETA_SLOW)):
+            with mpmath.workdps(90):
+                want = cfg.dim * mpmath.log(cfg.length / (2 * mpmath.pi * turns))
+                want /= 2 * mpmath.log(cfg.base)
+            rec.band(
+                f"{cfg.name}: the exact enclosure of c({turns}) holds mpmath's value",
+                _fraction(want),
+                low=bounds[0],
+                high=bounds[1],
+                scope=f"{cfg.name}: mpmath at 90 digits against the enclosure (atanh series for "
+                "ln, pi between two rationals)",
+            )
             shown = Show(decimals=2)
             rec.quantity(
                 f"{cfg.key}_{name}_dim",
@@ -586,17 +616,25 @@ def checks(rec: Recorder) -> None:
     # The pieces as SymPy evaluates the Piecewise itself, at both sides of each edge.
     rec.instances(
         "the Piecewise forms take the edge values: gamma(alpha) = 0, gamma(beta) = 1, "
-        "ramp(low) = 0, ramp(high) = 1",
+        "ramp(low) = 0, ramp(high) = 1; and 0 below, 1 above their ranges",
         (
             ("gamma(alpha)", sp.Subs(gamma(r_), r_, alpha)),
             ("gamma(beta) - 1", sp.Add(sp.Subs(gamma(r_), r_, beta), -1, evaluate=False)),
             ("ramp(low)", sp.Subs(ramp(x), x, lo).subs(hi, lo + delta)),
             (
                 "ramp(high) - 1",
-                sp.Add(sp.Subs(ramp(x), x, lo + delta), -1, evaluate=False).subs(hi, lo + delta),
+                sp.Add(sp.Subs(ramp(x), x, hi), -1, evaluate=False).subs(hi, lo + delta),
+            ),
+            ("gamma(alpha/2)", sp.Subs(gamma(r_), r_, alpha / 2)),
+            ("gamma(beta + delta) - 1", sp.Add(sp.Subs(gamma(r_), r_, beta + delta), -1)),
+            ("ramp(low - delta)", sp.Subs(ramp(x), x, lo - delta).subs(hi, lo + delta)),
+            (
+                "ramp(high + delta) - 1",
+                sp.Add(sp.Subs(ramp(x), x, hi + delta), -1).subs(hi, lo + delta),
             ),
         ),
-        scope="symbolic alpha, delta > 0, real low, high = low + delta",
+        scope="symbolic alpha, delta > 0, real low, high = low + delta; at both edges and "
+        "beyond them (0 below, 1 above)",
     )
 
     # Step 3. Same ends. The paper's ramp in the (real) pair index: u(x) = 1 - gamma(r(x)) =
@@ -628,7 +666,7 @@ def checks(rec: Recorder) -> None:
     # The ends, pair by pair, for the three configurations: which pairs each form keeps
     # (ratio 1) and which it divides by s (ratio 1/s), in exact arithmetic. The paper's gamma
     # is 1 exactly when r_j > beta and 0 when r_j < alpha.
-    mismatched = 0
+    matched = 0
     counts = {}
     for cfg in CONFIGS:
         low, high, fast, slow = ranges[cfg.key]
@@ -641,8 +679,8 @@ def checks(rec: Recorder) -> None:
         for form in forms:
             for j in range(cfg.dim // 2):
                 ratio = form(j)
-                mismatched += (ratio == _point(1)) != (j <= low)
-                mismatched += (ratio[1] == Fraction(1, cfg.factor)) != (j >= high)
+                matched += (ratio == _point(1)) == (j <= low)
+                matched += (ratio[1] == Fraction(1, cfg.factor)) == (j >= high)
         # How many pairs the paper keeps, blends and divides, counted from its gamma alone
         # (r_j against alpha and beta, no correction dimension): the page's counts.
         ratios = [paper_ratio(cfg, j) for j in range(cfg.dim // 2)]
@@ -651,9 +689,9 @@ def checks(rec: Recorder) -> None:
         counts[cfg.key] = (kept, cfg.dim // 2 - kept - divided, divided)
     rec.exact(
         "paper, code and unrounded code keep pairs 0..floor c(32) and divide pairs "
-        "ceil c(1).. by s, and no others (count of pairs where a form disagrees)",
-        mismatched,
-        0,
+        "ceil c(1).. by s, and no others (count of the 2 x 3 x 160 pair tests that hold)",
+        matched,
+        960,
         scope="Llama 2 (s = 16), Qwen2.5 (s = 4), DeepSeek-V3 (s = 40); every pair, three "
         "forms; exact enclosures of r_j and c",
     )
@@ -680,18 +718,18 @@ def checks(rec: Recorder) -> None:
 
     # Different middle: at every pair strictly inside, the paper's speed is below the
     # unrounded code's (concavity), in exact arithmetic.
-    failures, inside = 0, 0
+    slower, inside = 0, sum(counts[cfg.key][1] for cfg in CONFIGS)
     for cfg in CONFIGS:
         low, high, fast, slow = ranges[cfg.key]
         for j in range(low + 1, high):
-            inside += 1
-            failures += not paper_ratio(cfg, j)[1] < code_ratio(cfg, j, fast, slow)[0]
+            slower += paper_ratio(cfg, j)[1] < code_ratio(cfg, j, fast, slow)[0]
     rec.exact(
         "strictly inside the range the paper slows every pair more than the unrounded code "
-        "(count of inside pairs where it does not)",
-        failures,
-        0,
-        scope=f"all {inside} inside pairs of the three configurations; exact enclosures",
+        "(count of inside pairs where it does, against the pairs the paper blends)",
+        slower,
+        inside,
+        scope=f"all {inside} inside pairs of the three configurations (25 + 16 + 12, counted "
+        "from gamma above); exact enclosures",
     )
 
     # Against the truncated ramp, whose wider range starts blending one pair earlier, there
@@ -708,9 +746,10 @@ def checks(rec: Recorder) -> None:
                 above.append((cfg.key, j, "undecided"))
     rec.exact(
         "against the truncated ramp the paper keeps more speed at one inside pair only, "
-        "Llama 2's pair 21 (count of other inside pairs where it does, or is not decided)",
-        len([p for p in above if p != (LLAMA2.key, 21)]) + int((LLAMA2.key, 21) not in above),
-        0,
+        "Llama 2's pair 21 (1 if the inside pairs where it does, or is not decided, are "
+        "exactly that one)",
+        int(above == [(LLAMA2.key, 21)]),
+        1,
         scope=f"all {inside} inside pairs of the three configurations; exact enclosures",
     )
 
@@ -742,6 +781,17 @@ def checks(rec: Recorder) -> None:
         ),
     )
     turns30 = turns_bounds(LLAMA2, RAMP_PAIR)
+    with mpmath.workdps(90):
+        want30 = LLAMA2.length * mpmath.power(LLAMA2.base, mpmath.mpf(-2 * RAMP_PAIR) / LLAMA2.dim)
+        want30 /= 2 * mpmath.pi
+    rec.band(
+        "Llama 2: the exact enclosure of r_30 = 4096 b^(-60/128)/(2 pi) holds mpmath's value",
+        _fraction(want30),
+        low=turns30[0],
+        high=turns30[1],
+        scope="d = 128, b = 10^4, L0 = 4096; mpmath at 90 digits against the enclosure (integer "
+        "roots for the power, pi between two rationals)",
+    )
     two = Show(decimals=2)
     rec.quantity(
         "turns_30",
@@ -769,21 +819,21 @@ def checks(rec: Recorder) -> None:
         ),
     )
     # Pair 30 is where the two differ most, for Llama 2 and for Qwen2.5.
-    failures = 0
+    smaller = 0
     for cfg in (LLAMA2, QWEN):
         low_c, high_c = ranges[cfg.key][:2]
         gaps = [
             _sub(code_ratio(cfg, j, _point(low_c), _point(high_c)), paper_ratio(cfg, j))
             for j in range(cfg.dim // 2)
         ]
-        failures += sum(
-            int(g[1] >= gaps[RAMP_PAIR][0]) for j, g in enumerate(gaps) if j != RAMP_PAIR
+        smaller += sum(
+            int(g[1] < gaps[RAMP_PAIR][0]) for j, g in enumerate(gaps) if j != RAMP_PAIR
         )
     rec.exact(
         "pair 30 is where code and paper differ most, for Llama 2 (s = 16) and Qwen2.5 (s = 4) "
-        "(count of pairs whose gap could be as large)",
-        failures,
-        0,
+        "(count of the 2 x 63 other pairs whose gap is surely smaller)",
+        smaller,
+        126,
         scope="every pair; exact enclosures separate the largest gap from all others",
     )
     qwen_low, qwen_high = ranges[QWEN.key][:2]
@@ -832,14 +882,13 @@ def checks(rec: Recorder) -> None:
     # Step 5. posenc.rope.inv_freq("yarn") is the code's form: each speed the float64 nearest
     # theta_j ((1 - rho_j) + rho_j / s), here computed in mpmath from the range the reference
     # code computes (floor/ceil of the float64 c, or the float64 c itself).
-    distances = []
+    speeds_got, speeds_nearest = [], []
     with mpmath.workdps(50):
         for cfg in CONFIGS:
-            for truncate in (True, False):
-                if truncate:
-                    low_r, high_r = ranges[cfg.key][:2]
-                else:
-                    low_r, high_r = reference_dim(BETA_FAST, cfg), reference_dim(BETA_SLOW, cfg)
+            for truncate, (low_r, high_r) in (
+                (True, ranges[cfg.key][:2]),
+                (False, (reference_dim(BETA_FAST, cfg), reference_dim(BETA_SLOW, cfg))),
+            ):
                 got, _ = rope.inv_freq(
                     "yarn",
                     cfg.dim,
@@ -852,13 +901,16 @@ def checks(rec: Recorder) -> None:
                     th = mpmath.power(cfg.base, mpmath.mpf(-2 * j) / cfg.dim)
                     r = (j - mpmath.mpf(low_r)) / (mpmath.mpf(high_r) - mpmath.mpf(low_r))
                     r = min(max(r, 0), 1)
-                    distances.append(_ulps(speed, th * (1 - r) + th / cfg.factor * r))
-    rec.numeric(
-        "posenc.rope.inv_freq('yarn') is the code's ramp: each speed within half an ulp of "
+                    speeds_got.append(speed)
+                    speeds_nearest.append(_nearest(th * (1 - r) + th / cfg.factor * r))
+    rec.close(
+        "posenc.rope.inv_freq('yarn') is the code's ramp: each speed is the float64 nearest "
         "the real value (correctly rounded)",
-        distances,
-        tol=0.5,
-        scope="the three configurations, truncate true and false, every pair; mpmath at 50 digits",
+        speeds_got,
+        speeds_nearest,
+        tol=0.0,
+        scope="the three configurations, truncate true and false, every pair; mpmath at 50 "
+        "digits, rounded to the nearest float64",
     )
     w_llama, _ = rope.inv_freq(
         "yarn",
@@ -868,14 +920,14 @@ def checks(rec: Recorder) -> None:
         original_max_position_embeddings=LLAMA2.length,
     )
     library30 = Fraction(float(w_llama[RAMP_PAIR])) / speed_bounds(LLAMA2, RAMP_PAIR)[1]
-    rec.exact(
-        "posenc's speed of Llama 2's pair 30 is more than 0.3 of the old speed above the "
-        "paper's (0.3 below: the library follows the code)",
-        library30 - paper30[1],
-        Fraction(3, 10),
-        relation=">",
+    rec.close(
+        "posenc's speed of Llama 2's pair 30 is the code's 133/208 of the old speed, not the "
+        "paper's 0.295 (the library follows the code)",
+        library30,
+        Fraction(133, 208),
+        tol=1e-15,
         scope="d = 128, b = 10^4, L0 = 4096, s = 16; posenc's float64 speed over the exact "
-        "enclosure of the old one, against the exact enclosure of the paper's",
+        "enclosure of the old one; the paper's share lies 0.344 lower (gap_30)",
     )
 
     # Step 6. The temperature applied twice. A cache entry a cos t and a sin t turns a pair x
@@ -912,6 +964,15 @@ def checks(rec: Recorder) -> None:
     temp = TEMPERATURE_SCALE
     a8 = mscale_bounds(temp, Fraction(1))
     a8_squared = _mul(a8, a8)
+    with mpmath.workdps(90):
+        want8 = (mpmath.log(temp) / 10 + 1) ** 2
+    rec.band(
+        f"s = {temp}: the exact enclosure of a^2 = (0.1 ln {temp} + 1)^2 holds mpmath's value",
+        _fraction(want8),
+        low=a8_squared[0],
+        high=a8_squared[1],
+        scope="mpmath at 90 digits against the enclosure (atanh series for ln)",
+    )
     rec.quantity(
         "mscale_8",
         pick(a8),
@@ -937,22 +998,35 @@ def checks(rec: Recorder) -> None:
             scope=f"exact enclosure of (0.1 ln {temp} + 1)^2 against FACTS' four decimals",
         ),
     )
-    errors = []
+    ratio8, _ = largest_logit_ratio()
+    rec.close(
+        "the largest of 8 x 8 logits through posenc.rope.cos_sin caches grows by a^2 at s = 8 "
+        "(the witness against reading the factor once)",
+        ratio8,
+        pick(a8_squared),
+        tol=1e-14,
+        scope="d = 128, b = 10^4, L0 = 4096; normal q, k (seed 270), positions below 32768; "
+        "against the exact enclosure of (0.1 ln 8 + 1)^2",
+    )
+    got_factors, nearest = [], []
     for factor in (2, 4, 8, 16, 40):
-        want = mscale_bounds(factor, Fraction(1))
+        want = float(pick(mscale_bounds(factor, Fraction(1))))  # correctly rounded
         for got in (
             rope.yarn_mscale(float(factor)),
             rope.inv_freq(
                 "yarn", 128, factor=float(factor), original_max_position_embeddings=4096
             )[1],
         ):
-            errors.append(float(abs(Fraction(got) - (want[0] + want[1]) / 2)) / np.spacing(got))
-    rec.numeric(
+            got_factors.append(got)
+            nearest.append(want)
+    rec.close(
         "posenc.rope.yarn_mscale(s) and inv_freq's attention factor are 0.1 ln s + 1, "
-        "within half an ulp",
-        errors,
-        tol=0.5,
-        scope="s = 2, 4, 8, 16, 40; against the exact enclosure",
+        "correctly rounded (the float64 nearest the exact enclosure)",
+        got_factors,
+        nearest,
+        tol=0.0,
+        scope="s = 2, 4, 8, 16, 40; the nearest float64 of the exact enclosure's midpoint "
+        "(the enclosure is narrower than 10^-60)",
     )
 
     # Through the library: caches of posenc.rope.cos_sin with attention_factor = a, the
@@ -982,9 +1056,9 @@ def checks(rec: Recorder) -> None:
     rec.numeric(
         "the rotation read from posenc.rope.cos_sin caches is posenc.rotary's split-half one",
         ((ours - theirs) / np.linalg.norm(queries, axis=1)[:, None]).ravel(),
-        tol=float(where_q.max()) * 2.0**-53 + 1e-15,
+        tol=3.7e-12,  # 32768 * 2^-53 + 1e-15 = 3.639e-12: positions are below 32768
         scope="d = 128, b = 10^4, 24 random rows at positions below 32768; error relative to "
-        "|q|, tolerance the largest position times 2^-53 plus 1e-15",
+        "|q|, tolerance 3.7e-12 > 32768 times 2^-53 plus 1e-15",
     )
 
     # Step 7. DeepSeek's form: the cache factor m(s, mscale)/m(s, mscale_all_dim). With both 1
@@ -1013,11 +1087,12 @@ def checks(rec: Recorder) -> None:
         mscale=float(INPUTS["mismatched_mscale"]),
         mscale_all_dim=1.0,
     )
-    rec.numeric(
+    rec.close(
         "posenc's cache factor with mscale = 0.707, mscale_all_dim = 1 is m(40, 0.707)/m(40, 1)",
-        [float(abs(Fraction(mixed) - (ratio[0] + ratio[1]) / 2)) / np.spacing(mixed)],
-        tol=2.0,
-        scope="s = 40; distance in float64 ulps from the exact enclosure (two roundings)",
+        mixed,
+        pick(ratio),
+        tol=2.220446049250313e-16,  # 2^-52: two ulps of a value in [1/2, 1), about 0.92 here
+        scope="s = 40; within two float64 ulps (two roundings) of the exact enclosure",
     )
     # Hugging Face's softmax scale gains m(s, mscale_all_dim)^2, both read from the file.
     all_dim = Fraction(deepseek_file.params["mscale_all_dim"])
@@ -1075,12 +1150,11 @@ def _logits(queries, keys, where_q, where_k, speeds, factor) -> np.ndarray:
     return turned_q @ turned_k.T  # (L, L): row m, column n
 
 
-# -- misreadings -------------------------------------------------------------------
+def largest_logit_ratio() -> tuple[float, float]:
+    """(scaled over unscaled largest of 8 x 8 logits, posenc's a) at s = 8 (seed 270).
 
-
-def _temperature_once(wit: Witness) -> None:
-    # "The logits are multiplied by 0.1 ln s + 1." Through posenc's caches at s = 8 the
-    # logits gain about 1.4591, not 1.2079: a^2, not a.
+    The misreading's witness; step 6 checks the same ratio against a^2.
+    """
     speeds, factor = rope.inv_freq("yarn", 128, factor=8.0, original_max_position_embeddings=4096)
     rng = np.random.default_rng(270)
     queries, keys = rng.normal(size=(2, 8, 128))  # (L, d) each
@@ -1088,8 +1162,18 @@ def _temperature_once(wit: Witness) -> None:
     plain = _logits(queries, keys, where, where, speeds, 1.0)  # (L, L)
     scaled = _logits(queries, keys, where, where, speeds, factor)  # (L, L)
     row, col = np.unravel_index(np.argmax(np.abs(plain)), plain.shape)
+    return float(scaled[row, col] / plain[row, col]), factor
+
+
+# -- misreadings -------------------------------------------------------------------
+
+
+def _temperature_once(wit: Witness) -> None:
+    # "The logits are multiplied by 0.1 ln s + 1." Through posenc's caches at s = 8 the
+    # logits gain about 1.4591, not 1.2079: a^2, not a.
+    ratio, factor = largest_logit_ratio()
     wit.differs(
-        float(scaled[row, col] / plain[row, col]),
+        ratio,
         factor,
         at="s = 8, d = 128, b = 10^4: the largest of 8 x 8 logits through posenc.rope.cos_sin "
         "caches, scaled over unscaled, against the claimed 0.1 ln 8 + 1",
@@ -1109,10 +1193,13 @@ def _code_is_the_paper(wit: Witness) -> None:
     low, high = truncated_range(LLAMA2)
     code = code_ratio(LLAMA2, RAMP_PAIR, _point(low), _point(high))
     paper = paper_ratio(LLAMA2, RAMP_PAIR)
-    wit.exact(
-        code[0] - paper[1] > Fraction(3, 10),
-        at="Llama 2, s = 16, pair 30: the code keeps 133/208 of the speed, the paper's "
-        "enclosure lies more than 0.3 below it (exact)",
+    wit.differs(
+        code[0],
+        paper[1],
+        at="Llama 2, s = 16, pair 30: the code keeps 133/208 of the speed, the upper end of the "
+        "paper's enclosure (about 0.295) lies more than 0.3 from it (exact)",
+        margin=Fraction(3, 10),
+        by="the enclosure of the paper's share is narrower than 10^-60",
     )
 
 
@@ -1123,10 +1210,13 @@ def _truncate_is_cosmetic(wit: Witness) -> None:
     smooth = code_ratio(
         LLAMA2, TRUNCATE_PAIR, dim_bounds(LLAMA2, BETA_FAST), dim_bounds(LLAMA2, BETA_SLOW)
     )
-    wit.exact(
-        cut[0] - smooth[1] > Fraction(3, 100),
-        at="Llama 2, s = 16, pair 45: 41/416 of the speed with truncate, more than 0.03 less "
-        "without (exact enclosure of c)",
+    wit.differs(
+        cut[0],
+        smooth[1],
+        at="Llama 2, s = 16, pair 45: 41/416 of the speed with truncate, the upper end of the "
+        "enclosure without (about 0.064) more than 0.03 from it (exact enclosure of c)",
+        margin=Fraction(3, 100),
+        by="the enclosure of the unrounded share is narrower than 10^-60",
     )
 
 
