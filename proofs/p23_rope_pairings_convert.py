@@ -28,7 +28,7 @@ import math
 import numpy as np
 import sympy as sp
 
-from posenc.attention import softmax
+from posenc.attention import attention, softmax
 from posenc.rotary import pairing_permutation, rotary, rotary_matrix
 from proofs.exact import minus, product
 from proofs.kit import Misreading, Recorder, Witness, substitute
@@ -170,6 +170,27 @@ def checks(rec: Recorder) -> None:
         ),
         scope="d = 2, 4, ..., 12; symbolic position m and base; products evaluated by the kit",
     )
+    # The R(m) of these identities is RoPE's: at base 10000 it is posenc's
+    # rotary_matrix (correctly rounded entries), in both layouts, entry by entry.
+    rec.numeric(
+        "the symbolic R_adj(m) and R_half(m) are posenc.rotary_matrix(m, d) at base 10000",
+        np.concatenate(
+            [
+                (
+                    np.array(
+                        rotation(sp.Integer(p), d, pairing).subs(base, INPUTS["base"]).evalf(30),
+                        dtype=np.float64,
+                    )
+                    - rotary_matrix(p, d, base=INPUTS["base"], pairing=library)
+                ).ravel()
+                for d in (2, 8, 16)
+                for p in (1, 4095)
+                for pairing, library in (("adjacent", "interleaved"), ("half", "half"))
+            ]
+        ),
+        tol=1e-15,
+        scope="d = 2, 8, 16; m = 1, 4095; both pairings; 30-digit SymPy against float64 entries",
+    )
 
     # Step 3. The rotated vectors. By steps 1 and 2, R_half(m) P q = P R_adj(m) q:
     # the split-half model turns the relabelled query into the relabelled turned
@@ -237,14 +258,26 @@ def checks(rec: Recorder) -> None:
     # Step 7. The library's permutation. posenc.rotary.pairing_permutation(d) is
     # p, for every even width up to 512 and for 4096; np.argsort of it is
     # q = p^(-1), read off the rows of P: the even coordinates, then the odd ones.
-    wrong = 0
+    wrong, compared = 0, 0
     widths = (*range(2, INPUTS["max_width"] + 1, 2), 4096)
     for d in widths:
         got = pairing_permutation(d).tolist()
-        wrong += sum(int(a != b) for a, b in zip(got, places(d), strict=True))
+        pairs = list(zip(got, places(d), strict=True))
         inverse = np.argsort(pairing_permutation(d)).tolist()
         evens_odds = [*range(0, d, 2), *range(1, d, 2)]
-        wrong += sum(int(a != b) for a, b in zip(inverse, evens_odds, strict=True))
+        pairs += list(zip(inverse, evens_odds, strict=True))
+        wrong += sum(int(a != b) for a, b in pairs)
+        compared += len(pairs)
+    # Every index of both lists at every width was compared: 2 d for each d, that is
+    # 2 (2 + 4 + ... + 512 + 4096) = 2 (256 x 257 + 4096), from the sum 2 + ... + 2k = k (k + 1).
+    top = INPUTS["max_width"] // 2
+    rec.exact(
+        "pairing_permutation and its argsort compared at every index of every width",
+        compared,
+        2 * (top * (top + 1) + 4096),
+        scope="every even d from 2 to 512, and d = 4096; indices compared against 2 (k (k + 1) "
+        "+ 4096), k = 256",
+    )
     rec.exact(
         "pairing_permutation(d) = p and argsort(p) = (0, 2, ..., d-2, 1, 3, ..., d-1)",
         wrong,
@@ -283,7 +316,7 @@ def checks(rec: Recorder) -> None:
     # cosines, sines and operations on relabelled coordinates), and
     # rotary_matrix(m, d, "half") is P R_adj P^T, entry by entry.
     rng = np.random.default_rng(23)
-    unequal, entries = 0, 0
+    unequal, entries, farthest, largest = 0, 0, 0, 0
     for d in (2, 8, 64, 128, 256):
         perm = pairing_permutation(d)  # (d,): x_adj = x_half[perm]
         q_idx = np.argsort(perm)  # (d,): (P y) = y[q_idx]
@@ -292,10 +325,12 @@ def checks(rec: Recorder) -> None:
         half = rotary(x[..., q_idx], where, pairing="half")  # (3, L, d)
         adjacent = rotary(x, where, pairing="interleaved")[..., q_idx]  # (3, L, d)
         unequal += int(np.count_nonzero(half != adjacent))
+        farthest = max(farthest, int(where.max()))
         for p in (1, 4095, 2**31 + 5):
+            largest = max(largest, p)
             matrix = rotary_matrix(p, d, pairing="interleaved")[np.ix_(q_idx, q_idx)]  # (d, d)
             unequal += int(np.count_nonzero(rotary_matrix(p, d, pairing="half") != matrix))
-            entries += d * d
+            entries += matrix.size
         entries += half.size
     rec.exact(
         "posenc: rotary(P x, 'half') = P rotary(x, 'interleaved') and "
@@ -305,13 +340,39 @@ def checks(rec: Recorder) -> None:
         scope=f"d in {{2, 8, 64, 128, 256}}, 3 x 17 random rows, positions below 2^40, "
         f"matrices at m = 1, 4095, 2^31 + 5; count of unequal float64 entries out of {entries}",
     )
+    # The entries compared: 3 x 17 rows of d and three d x d matrices at each width,
+    # 51 (2 + 8 + 64 + 128 + 256) + 3 (4 + 64 + 4096 + 16384 + 65536) = 23358 + 258252.
+    rec.exact(
+        "posenc: every entry of the rows and matrices above was compared",
+        entries,
+        281610,
+        scope="d in {2, 8, 64, 128, 256}: 51 d entries of rows and 3 d^2 of matrices per width",
+    )
+    # The positions reach the ranges named: rows beyond 2^39 = 549755813888, and a
+    # matrix beyond 2^31 = 2147483648, where a 32-bit integer position would overflow.
+    rec.exact(
+        "posenc: the rows compared include positions above 2^39",
+        farthest,
+        549755813888,
+        relation=">",
+        scope="the largest of the 5 x 17 random positions below 2^40",
+    )
+    rec.exact(
+        "posenc: a matrix compared is at a position above 2^31",
+        largest,
+        2147483648,
+        relation=">",
+        scope="the largest of the matrix positions 1, 4095, 2^31 + 5",
+    )
 
     # Step 9. The converted model in float64, through posenc. Random models: head
     # width d, H query heads and H_kv key heads, W_q, W_k, W_v, W_o, tokens and
     # positions. Original: adjacent pairing. Converted: the rows of W_q, W_k
     # permuted per head, split-half pairing, W_v and W_o as they were. Scores,
     # then softmax and the layer output, compared.
-    score_errors, output_errors = _float64_models(INPUTS["models"])
+    score_errors, output_errors, size_errors, layer_errors, widest, farthest = _float64_models(
+        INPUTS["models"]
+    )
     rec.numeric(
         "posenc in float64: the converted model's scores equal the original's",
         score_errors,
@@ -327,22 +388,67 @@ def checks(rec: Recorder) -> None:
         scope=f"the same {INPUTS['models']} models: softmax(scores / sqrt d) V W_o^T, "
         "each model's largest |difference| over its largest |output|",
     )
+    # The two references of the comparison above, each against another route: the
+    # scale |q| |k| of each score is |W_q x| |W_k y| (rotary turns pairs, keeping norms),
+    # and the layer's output is posenc.attention's softmax(q k^T / sqrt d) v per head.
+    rec.numeric(
+        "the scale |q| |k| of each relative score error is |W_q x| |W_k y| of the unrotated rows",
+        size_errors,
+        tol=1e-13,
+        scope=f"the same {INPUTS['models']} models, original layer; each relative difference",
+    )
+    rec.numeric(
+        "the float64 layer is posenc.attention head by head, then W_o",
+        layer_errors,
+        tol=1e-12,
+        scope=f"the same {INPUTS['models']} models, original layer; each model's largest "
+        "|difference| over its largest |output|",
+    )
+    # The sample covers what the page names: head widths up to 256, positions up to
+    # 2^20 (the largest drawn above 2^19 = 524288).
+    rec.exact(
+        "the random models include the head width 256",
+        widest,
+        INPUTS["float_width"],
+        scope=f"the largest head width of the {INPUTS['models']} models",
+    )
+    rec.exact(
+        "the random models include positions above 2^19",
+        farthest,
+        524288,
+        relation=">",
+        scope=f"the largest position of the {INPUTS['models']} models, drawn below 2^20",
+    )
 
     # Step 10. Where float64 agrees bit for bit. The projection of each row and
     # each score is a sum; summed in another order, float64 can round differently.
     # With correctly rounded sums (math.fsum), which do not depend on the order,
     # the converted model's scores are the original's, to the last bit.
-    unequal, count = 0, 0
+    unequal, count, float_errors = 0, 0, []
     for d, h, g in ((2, 1, 1), (8, 2, 1), (16, 4, 2), (64, 2, 2)):
-        original, converted = _fsum_scores(rng, d, h, g)
+        original, converted, plain, sizes = _fsum_scores(rng, d, h, g)
         unequal += int(np.count_nonzero(original != converted))
         count += original.size
+        float_errors.append(((original - plain) / sizes).ravel())
     rec.exact(
         "with correctly rounded sums the converted scores are bit-identical",
         unequal,
         0,
         scope=f"(d, H, H_kv) in {{(2, 1, 1), (8, 2, 1), (16, 4, 2), (64, 2, 2)}}, d_model 6, "
         f"5 tokens; projections and scores by math.fsum; unequal out of {count} scores",
+    )
+    # (1 + 2 + 4 + 2) query heads, each 5 x 5 scores.
+    rec.exact(
+        "with correctly rounded sums: every score of the four layers was compared",
+        count,
+        225,
+        scope="(1 + 2 + 4 + 2) query heads x 5 x 5 scores",
+    )
+    rec.numeric(
+        "the correctly rounded scores are the float64 layer's scores (step 9's), to rounding",
+        np.concatenate(float_errors),
+        tol=1e-13,
+        scope="the four layers above, original pairing; each |difference| / (|q| |k|)",
     )
 
     # Step 11. Converting back. P^T = P^(-1) (step 1) takes split-half weights to
@@ -351,16 +457,21 @@ def checks(rec: Recorder) -> None:
     # place fixed), so P^k = I exactly when 2^k = 1 modulo d - 1. The order of P is
     # the multiplicative order of 2 modulo d - 1, and P is its own inverse only for
     # d = 2 and d = 4.
-    mismatched = 0
-    for d in range(2, INPUTS["max_width"] + 1, 2):
-        mismatched += int(_order(places(d)) != _multiplicative_order(2, d - 1))
+    orders = {d: _order(places(d)) for d in range(2, INPUTS["max_width"] + 1, 2)}
+    rec.exact(
+        "the orders below are counted at every even width up to 512",
+        len(orders),
+        INPUTS["max_width"] // 2,
+        scope="even d from 2 to 512: 256 widths",
+    )
+    mismatched = sum(int(k != _multiplicative_order(2, d - 1)) for d, k in orders.items())
     rec.exact(
         "the order of p is the multiplicative order of 2 modulo d - 1",
         mismatched,
         0,
         scope="every even d from 2 to 512; cycles of p counted in integers; widths that differ",
     )
-    involutions = [d for d in range(2, INPUTS["max_width"] + 1, 2) if _order(places(d)) <= 2]
+    involutions = [d for d, k in orders.items() if k <= 2]
     rec.exact(
         "p is its own inverse only for d = 2 and d = 4",
         int(involutions == [2, 4]),
@@ -441,9 +552,11 @@ def _layer(tokens, positions, w_q, w_k, w_v, w_o, width, h, g, pairing):
     return scores, sizes, mixed.transpose(1, 0, 2).reshape(length, h * width) @ w_o.T
 
 
-def _float64_models(count: int) -> tuple[np.ndarray, np.ndarray]:
-    """Relative score errors (every score) and output errors (one per model)."""
-    score_errors, output_errors = [], []
+def _float64_models(count: int) -> tuple:
+    """Relative score errors (every score) and output errors (one per model); the errors
+    of |q| |k| and of the output against their references; the largest width and position."""
+    score_errors, output_errors, size_errors, layer_errors = [], [], [], []
+    widest, farthest = 0, 0
     for seed in range(count):
         rng = np.random.default_rng([NUMBER, seed])
         width = 2 * int(rng.integers(1, INPUTS["float_width"] // 2 + 1))
@@ -451,6 +564,7 @@ def _float64_models(count: int) -> tuple[np.ndarray, np.ndarray]:
         h = g * int(rng.choice([1, 2, 4]))
         model, length = int(rng.integers(4, 65)), int(rng.integers(2, 17))
         positions = np.sort(rng.integers(0, 2**20, size=length))  # (L,)
+        widest, farthest = max(widest, width), max(farthest, int(positions[-1]))
         tokens = rng.normal(size=(length, model))  # (L, d_model)
         w_q = rng.normal(size=(h * width, model)) / math.sqrt(model)  # (H d, d_model)
         w_k = rng.normal(size=(g * width, model)) / math.sqrt(model)  # (H_kv d, d_model)
@@ -473,7 +587,43 @@ def _float64_models(count: int) -> tuple[np.ndarray, np.ndarray]:
         )
         score_errors.append(((after - before) / sizes).ravel())
         output_errors.append(np.max(np.abs(out_after - out)) / np.max(np.abs(out)))
-    return np.concatenate(score_errors), np.array(output_errors)
+        norm_q = np.linalg.norm((tokens @ w_q.T).reshape(length, h, width), axis=-1).T  # (H, L)
+        norm_k = np.linalg.norm((tokens @ w_k.T).reshape(length, g, width), axis=-1).T  # (H_kv, L)
+        unrotated = norm_q[:, :, None] * norm_k[[t // (h // g) for t in range(h)]][:, None]
+        size_errors.append(((sizes - unrotated) / unrotated).ravel())
+        reference = _attention_layer(tokens, positions, w_q, w_k, w_v, w_o, width, h, g)
+        layer_errors.append(np.max(np.abs(reference - out)) / np.max(np.abs(out)))
+    return (
+        np.concatenate(score_errors),
+        np.array(output_errors),
+        np.concatenate(size_errors),
+        np.array(layer_errors),
+        widest,
+        farthest,
+    )
+
+
+def _attention_layer(tokens, positions, w_q, w_k, w_v, w_o, width, h, g):
+    """The adjacent layer's output (L, d_model) through posenc.attention, one head at a time.
+
+    Each head is attention(X, Wq, Wk, Wv) with X = [q | k | v] (its rotated queries,
+    the rotated keys and values of its key head) and Wq, Wk, Wv the 0/1 matrices that
+    pick the three blocks: softmax(q k^T / sqrt d) v, scaled and weighted by posenc.
+    """
+    length = tokens.shape[0]
+    q = (tokens @ w_q.T).reshape(length, h, width).transpose(1, 0, 2)  # (H, L, d)
+    k = (tokens @ w_k.T).reshape(length, g, width).transpose(1, 0, 2)  # (H_kv, L, d)
+    q = rotary(q, positions, pairing="interleaved")  # (H, L, d)
+    k = rotary(k, positions, pairing="interleaved")  # (H_kv, L, d)
+    v = (tokens @ w_v.T).reshape(length, g, width).transpose(1, 0, 2)  # (H_kv, L, d)
+    pick = np.eye(3 * width)  # (3 d, 3 d)
+    outs = []
+    for t in range(h):
+        block = np.hstack([q[t], k[t // (h // g)], v[t // (h // g)]])  # (L, 3 d)
+        outs.append(
+            attention(block, pick[:, :width], pick[:, width : 2 * width], pick[:, 2 * width :])
+        )
+    return np.hstack(outs) @ w_o.T  # (L, d_model)
 
 
 def _fsum_project(tokens: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -486,8 +636,9 @@ def _fsum_project(tokens: np.ndarray, weights: np.ndarray) -> np.ndarray:
     )  # (L, rows of weights)
 
 
-def _fsum_scores(rng, width: int, h: int, g: int) -> tuple[np.ndarray, np.ndarray]:
-    """All scores (H, L, L) of a random layer, original and converted, by math.fsum."""
+def _fsum_scores(rng, width: int, h: int, g: int) -> tuple[np.ndarray, ...]:
+    """Scores (H, L, L) of a random layer, original and converted, by math.fsum; then the
+    original's scores and |q| |k| (H, L, L) by _layer in plain float64."""
     model, length = 6, 5
     tokens = rng.normal(size=(length, model))  # (L, d_model)
     w_q, w_k = rng.normal(size=(h * width, model)), rng.normal(size=(g * width, model))
@@ -509,7 +660,11 @@ def _fsum_scores(rng, width: int, h: int, g: int) -> tuple[np.ndarray, np.ndarra
 
     original = scores(w_q, w_k, "interleaved")
     converted = scores(w_q[_head_rows(width, h)], w_k[_head_rows(width, g)], "half")
-    return original, converted
+    # The same layer in plain float64 (step 9's _layer, W_v = W_k and a zero W_o, unused).
+    plain, sizes, _ = _layer(
+        tokens, positions, w_q, w_k, w_k, np.zeros((1, h * width)), width, h, g, "interleaved"
+    )
+    return original, converted, plain, sizes
 
 
 # -- the order of the permutation -------------------------------------------------------
