@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 import pytest
-from _checker import alive, solution
+from _checker import OWNER, alive, solution
 
 from posenc import exercises
 from posenc.cli import main
@@ -61,10 +61,18 @@ def until(condition, seconds: float) -> bool:
     return True
 
 
+@pytest.fixture(autouse=True)
+def owner(tmp_path, monkeypatch) -> str:
+    """Mark every process this test starts (see ``_checker.alive``)."""
+    monkeypatch.setenv(OWNER, str(tmp_path))
+    return str(tmp_path)
+
+
 def survivors(pids: list[int]) -> list[int]:
-    """The pids still alive after a generous wait; those are killed, so none is left."""
-    until(lambda: not any(alive(pid) for pid in pids), 30)
-    left = [pid for pid in pids if alive(pid)]
+    """This test's pids still alive after a generous wait; those are killed, so none is left."""
+    mark = os.environ[OWNER]
+    until(lambda: not any(alive(pid, mark) for pid in pids), 30)
+    left = [pid for pid in pids if alive(pid, mark)]
     for pid in left:  # on a checker that leaks them, do not leave them to the machine
         try:
             os.kill(pid, signal.SIGKILL)
@@ -358,9 +366,12 @@ def test_no_child_outlives_ctrl_c(tmp_path):
     pids = tmp_path / "pids"
     path = solution(tmp_path, "loops", LOOPS, pids)
     main = threading.main_thread().ident
+    seen: list[bool] = []
 
     def press_ctrl_c() -> None:
         if until(lambda: len(recorded(pids)) == 2, LONG):
+            # Both looping processes carry this test's mark, so survivors() can see them.
+            seen.extend(alive(pid, os.environ[OWNER]) for pid in recorded(pids))
             signal.pthread_kill(main, signal.SIGINT)  # as a terminal's Ctrl-C reaches Python
 
     presser = threading.Thread(target=press_ctrl_c, daemon=True)
@@ -371,6 +382,7 @@ def test_no_child_outlives_ctrl_c(tmp_path):
     finally:
         presser.join()
     assert len(recorded(pids)) == 2
+    assert seen == [True, True], "the looping processes must carry the test's mark"
     assert survivors(recorded(pids)) == []
 
 
