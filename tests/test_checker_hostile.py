@@ -362,7 +362,22 @@ def test_no_child_outlives_the_command_killed_with_sigterm(tmp_path):
     assert survivors(recorded(pids)) == []
 
 
-def test_no_child_outlives_ctrl_c(tmp_path):
+@pytest.fixture
+def ctrl_c_heard():
+    """Python's Ctrl-C handler, for the test's length.
+
+    A process started as a ``&`` job of a shell without job control ignores SIGINT
+    from birth, and Python then never installs its handler, so a Ctrl-C would go
+    unheard (``make test`` run that way failed the test below): install the handler
+    a terminal's Python has, and put back what was there.
+    """
+    before = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
+def test_no_child_outlives_ctrl_c(tmp_path, ctrl_c_heard):
     pids = tmp_path / "pids"
     path = solution(tmp_path, "loops", LOOPS, pids)
     main = threading.main_thread().ident
