@@ -20,6 +20,7 @@ from datetime import datetime
 from typing import Any
 
 from hooks import blocks, cite, statements
+from hooks.parts import part_of as parts_of
 from hooks.registry import Proposition
 
 SCHEMA_URL = "propositions.schema.json"
@@ -122,7 +123,7 @@ def propositions_json(
     """
     hashes = _hashes(hashes)
     parts = parts or {}
-    part_of = {n: part for part in parts.values() for n in part.order}
+    part_of = parts_of(parts)
     data = {
         "$schema": _absolute(site_url, SCHEMA_URL),
         "corpus": "posenc",

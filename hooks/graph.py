@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hooks.escape import html_text, markdown_text
+from hooks.parts import part_of as parts_of
 from hooks.registry import Proposition
 
 FONT = 13  # px at natural size; the page never shows it below 12 px (posenc.css)
@@ -140,7 +141,7 @@ def svg(
     natural width goes to the stylesheet as ``--posenc-graph-width``: the page
     shrinks the drawing to fit, but not below 12 px text, and scrolls it instead.
     """
-    part_of = {n: part for part in (parts or {}).values() for n in part.order}
+    part_of = parts_of(parts or {})
     places = layout(registry)
     lines = lines_of(registry)
     node_w = node_width(registry)
