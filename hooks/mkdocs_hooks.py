@@ -658,6 +658,19 @@ def on_post_template(output, template_name, config, **_):
     return loading.own_assets(output, root if root.endswith("/") else root + "/", build.styles)
 
 
+def _origin(src: str, page_html: str, position: int | None) -> tuple[str, str]:
+    """The page that wrote what stands at ``position`` of ``src``'s HTML, and a note.
+
+    On the printable page, that is the proposition whose part holds it (the last
+    source mark before it), noted as seen on the printable page; elsewhere ``src``.
+    """
+    if src == PRINT_PAGE and position is not None:
+        marks = list(SOURCE_MARK_RE.finditer(page_html, 0, position))
+        if marks:
+            return marks[-1].group(1), f" (on the printable page {PRINT_PAGE})"
+    return src, ""
+
+
 def _katex_message(exc: katex.KatexError, page_html: str, src: str, build: Build) -> str:
     """'page:line: KaTeX cannot render ...', naming the page the formula was written on.
 
@@ -665,22 +678,14 @@ def _katex_message(exc: katex.KatexError, page_html: str, src: str, build: Build
     formula; the line is the first line of that page's source with the formula
     on it (none when the formula was generated, say from a quantity).
     """
-    origin, note = src, ""
-    if src == PRINT_PAGE and exc.position is not None:
-        marks = list(SOURCE_MARK_RE.finditer(page_html, 0, exc.position))
-        if marks:
-            origin, note = marks[-1].group(1), f" (on the printable page {PRINT_PAGE})"
+    origin, note = _origin(src, page_html, exc.position)
     line = _line_of(Path(build.docs) / origin, exc.tex)
     return f"{origin}{f':{line}' if line else ''}: {exc}{note}"
 
 
 def _rawtex_where(finding: rawtex.Finding, page_html: str, page, build: Build) -> str:
     """'page:line' of a raw-TeX finding; on the printable page, the proposition's page."""
-    origin, note = page.file.src_uri, ""
-    if origin == PRINT_PAGE:
-        marks = list(SOURCE_MARK_RE.finditer(page_html, 0, finding.offset))
-        if marks:
-            origin, note = marks[-1].group(1), f" (on the printable page {PRINT_PAGE})"
+    origin, note = _origin(page.file.src_uri, page_html, finding.offset)
     path = Path(build.docs) / origin
     line = None
     if path.is_file() and path.suffix == ".md":
