@@ -508,6 +508,7 @@ def checks(rec: Recorder) -> None:
     # exact enclosures; then each end of the range against the enclosure it rounds: the
     # floor l of c(32) is the whole number in [c(32) - 1, c(32)], the ceiling h of c(1) the
     # one in [c(1), c(1) + 1] (c is never whole here, so each is the only one).
+    hypotheses = enclosed = 0  # the comparisons and bands below that hold, counted after
     for cfg in CONFIGS:
         _, _, fast, slow = ranges[cfg.key]
         last = range(cfg.dim // 2)[-1]  # d/2 - 1, the last pair's index
@@ -516,12 +517,14 @@ def checks(rec: Recorder) -> None:
             ("c(32) < c(1)", fast[1], slow[0], "<"),
             (f"c(1) < d/2 - 1 = {last}", slow[1], last, "<"),
         ):
-            rec.exact(
-                f"{cfg.name} meets the hypothesis of step 3: {claim}",
-                lhs,
-                rhs,
-                relation=relation,
-                scope=f"{cfg.name}: exact enclosures of c(32) and c(1)",
+            hypotheses += bool(
+                rec.exact(
+                    f"{cfg.name} meets the hypothesis of step 3: {claim}",
+                    lhs,
+                    rhs,
+                    relation=relation,
+                    scope=f"{cfg.name}: exact enclosures of c(32) and c(1)",
+                )
             )
         # posenc's range itself, each end against the exact enclosure it must round
         low, high = rope.yarn_correction_range(
@@ -549,13 +552,15 @@ def checks(rec: Recorder) -> None:
             with mpmath.workdps(90):
                 want = cfg.dim * mpmath.log(cfg.length / (2 * mpmath.pi * turns))
                 want /= 2 * mpmath.log(cfg.base)
-            rec.band(
-                f"{cfg.name}: the exact enclosure of c({turns}) holds mpmath's value",
-                _fraction(want),
-                low=bounds[0],
-                high=bounds[1],
-                scope=f"{cfg.name}: mpmath at 90 digits against the enclosure (atanh series for "
-                "ln, pi between two rationals)",
+            enclosed += bool(
+                rec.band(
+                    f"{cfg.name}: the exact enclosure of c({turns}) holds mpmath's value",
+                    _fraction(want),
+                    low=bounds[0],
+                    high=bounds[1],
+                    scope=f"{cfg.name}: mpmath at 90 digits against the enclosure (atanh series "
+                    "for ln, pi between two rationals)",
+                )
             )
             shown = Show(decimals=2)
             rec.quantity(
@@ -572,6 +577,23 @@ def checks(rec: Recorder) -> None:
                     "exact enclosure",
                 ),
             )
+
+    # Neither loop above may be cut short: every head meets the hypothesis, and every
+    # enclosure was held against mpmath.
+    rec.exact(
+        "the three heads meet the hypothesis of step 3, 0 < c(32) < c(1) < d/2 - 1 (count of "
+        "the 3 x 3 comparisons above that hold)",
+        hypotheses,
+        9,
+        scope="Llama 2, Qwen2.5, DeepSeek-V3: exact enclosures of c(32) and c(1)",
+    )
+    rec.exact(
+        "the exact enclosures of c(32) and c(1) hold mpmath's values (count of the 3 x 2 bands "
+        "above that hold)",
+        enclosed,
+        6,
+        scope="Llama 2, Qwen2.5, DeepSeek-V3: mpmath at 90 digits against the enclosures",
+    )
 
     # Step 2. Both ramps are continuous at their edges. Each is made of three pieces, each
     # piece continuous; at an edge the two neighbouring pieces agree. The paper's gamma at
