@@ -204,10 +204,23 @@ def checks(rec: Recorder) -> None:
     searched = INPUTS["offsets"]
     scale = 40
     two_pi_low = int(2 * PI_LOW * 2**scale)  # floor: <= 2 pi 2^40
-    two_pi_high = -int(-2 * PI_HIGH * 2**scale)  # ceiling: >= 2 pi 2^40
+    two_pi_high = math.ceil(2 * PI_HIGH * 2**scale)  # ceiling: >= 2 pi 2^40
+    rec.exact(
+        "2 pi 2^40 lies between two integers 1 apart: floor(2 PI_LOW 2^40), ceil(2 PI_HIGH 2^40)",
+        two_pi_high - two_pi_low,
+        1,
+        scope="exact integers, from the enclosure of pi",
+    )
     k = np.arange(1, searched + 1, dtype=np.int64)  # (searched,)
     m = np.rint(k / (2 * np.pi)).astype(np.int64)  # (searched,): a multiple; checked below
     assert int(m.max()) * two_pi_high < 2**62 and (int(k.max()) << scale) < 2**62  # no overflow
+    rec.exact(
+        f"the search looks at every offset k = 1 .. {searched:,}",
+        (k.size != searched) + (int(k[0]) != 1) + (int(k[-1]) != searched),
+        0,
+        scope="exact integers: the number, first and last of the offsets searched against the "
+        "range the page names, mismatches counted",
+    )
     below = (k << scale) - m * two_pi_high  # (searched,): <= (k - 2 pi m) 2^40
     above = (k << scale) - m * two_pi_low  # (searched,): >= (k - 2 pi m) 2^40
     rec.exact(
@@ -230,13 +243,31 @@ def checks(rec: Recorder) -> None:
     same_sign = (k_star - 2 * PI_LOW * m_star) * (k_star - 2 * PI_HIGH * m_star) > 0
     lower, upper = ends if same_sign else (Fraction(0), ends[1])
     others = np.delete(low, closest)  # (searched - 1,)
+    runner_up = Fraction(int(others.min()), 2**scale)  # the smallest lower bound elsewhere
     rec.exact(
         f"no other offset k <= {searched:,} brings pair 0 as close to a full turn as the "
         "closest one",
-        Fraction(int(others.min()), 2**scale),
+        runner_up,
         upper,
         relation=">",
         scope="exact integers: the smallest lower bound elsewhere above the upper bound there",
+    )
+    # That lower bound, against the distance at its own offset enclosed straight
+    # from the bounds on pi, as at the closest offset: 2 pi 2^40 is rounded to an
+    # integer by less than 1, so the bound lies below the enclosure by less than m 2^-40.
+    spot = int(np.argmin(others))
+    spot += spot >= closest  # its index in k, past the closest offset
+    k_next, m_next = int(k[spot]), int(m[spot])
+    near = [k_next - 2 * bound * m_next for bound in (PI_LOW, PI_HIGH)]
+    near_low = min(abs(near[0]), abs(near[1])) if near[0] * near[1] > 0 else Fraction(0)
+    rec.band(
+        "the smallest lower bound elsewhere lies within m 2^-40 below the distance to a full "
+        "turn at its offset",
+        runner_up,
+        low=near_low - Fraction(m_next, 2**scale),
+        high=near_low,
+        scope="exact rationals: at that offset k, |k - 2 pi m| enclosed with the enclosure of "
+        "pi (both ends of one sign); m the multiple of 2 pi nearest to k",
     )
     # The offset the search found, against where the theory of continued
     # fractions puts it: |k - 2 pi m| = 2 pi |k / (2 pi) - m|, and among k <= N
@@ -344,13 +375,21 @@ def checks(rec: Recorder) -> None:
     for n in sizes:
         bounds[n] = sqrt_enclosure(2 * n)
         lo, hi = bounds[n]
+        band_low, band_high = lo**2 / 2, hi**2 / 2
         counted[n] = rec.band(
             f"a third of {n} pairs: sqrt(2 n) lies in [lo, hi], 10^-12 apart: "
             "lo^2 / 2 <= n <= hi^2 / 2",
             n,
-            low=lo**2 / 2,
-            high=hi**2 / 2,
+            low=band_low,
+            high=band_high,
             scope="exact rationals",
+        )
+        rec.exact(
+            f"a third of {n} pairs: the band [lo^2 / 2, hi^2 / 2] is 10^-12 (lo + hi) / 2 wide, "
+            "as lo and hi 10^-12 apart make it",
+            band_high - band_low,
+            Fraction(1, 10**12) * (lo + hi) / 2,
+            scope="exact rationals: the ends of the band above against hi - lo = 10^-12",
         )
     fewest, most = sizes[0], sizes[-1]
     # Three thirds of d/2 pairs hold floor(d/6) or ceil(d/6) pairs each: the page's
@@ -384,12 +423,20 @@ def checks(rec: Recorder) -> None:
     level = float(sum(bounds[fewest]) / 2)  # sqrt(2 n) for the fewest pairs
     rec.quantity("typical_level_third", level, show=Show(sig=2), by=levels)
     all_low, all_high = sqrt_enclosure(2 * HALF)
+    square_low, square_high = all_low**2, all_high**2
     rec.band(
         f"all {HALF} pairs: sqrt(2 n) lies in [lo, hi], 10^-12 apart: lo^2 <= 2 n <= hi^2",
         2 * HALF,
-        low=all_low**2,
-        high=all_high**2,
+        low=square_low,
+        high=square_high,
         scope="exact rationals",
+    )
+    rec.exact(
+        f"all {HALF} pairs: the band [lo^2, hi^2] is 10^-12 (lo + hi) wide, as lo and hi "
+        "10^-12 apart make it",
+        square_high - square_low,
+        Fraction(1, 10**12) * (all_low + all_high),
+        scope="exact rationals: the ends of the band above against hi - lo = 10^-12",
     )
     all_shown = cell(float(all_low), Show(sig=3))
     level_all = inside_cell(
@@ -445,11 +492,12 @@ def checks(rec: Recorder) -> None:
     # rows: by how much does any offset come closer than the neighbours (offset 1)?
     first = posenc.sinusoidal(1, D)[0]  # (d,): PE(0)
     neighbour = got[1, "all"]  # the page's share_1_all
-    shortfall = []
+    shortfall, distances = [], []
     for start in range(1, length, 8192):
         rows = posenc.sinusoidal(min(8192, length - start), D, start=start)  # (n, d)
         gaps = np.linalg.norm(rows - first, axis=1)  # (n,): |PE(start + r) - PE(0)|
         shortfall.append(np.maximum(0.0, neighbour - gaps))
+        distances.append(gaps)
     apart = rec.numeric(
         f"among positions 0 .. {length:,} - 1 no two codes are closer than neighbours",
         np.concatenate(shortfall),
@@ -461,6 +509,29 @@ def checks(rec: Recorder) -> None:
         apart.samples,
         length - 1,
         scope="exact integers: the offsets compared against the range the page names",
+    )
+    # The distances the comparison read, against mpmath at 30 digits at offset 1,
+    # at the smallest and largest, and at 40 random offsets; and the smallest is
+    # the neighbours'.
+    distances = np.concatenate(distances)  # (length - 1,): offsets 1 .. length - 1
+    picks = np.unique(
+        np.concatenate(
+            [[1, np.argmin(distances) + 1, np.argmax(distances) + 1], rng.integers(1, length, 40)]
+        )
+    )
+    rec.close(
+        "the rows of posenc.sinusoidal give |PE(k) - PE(0)| as mpmath does",
+        [float(distances[offset - 1]) for offset in picks],
+        [exact_share(int(offset), range(HALF)) for offset in picks],
+        tol=1e-12,
+        scope=f"d = {D}; offset 1, the offsets of the smallest and largest distance and 40 "
+        f"random offsets in 1 .. {length - 1:,}; absolute error against mpmath at 30 digits",
+    )
+    rec.exact(
+        f"among offsets 1 .. {length - 1:,} the distance from PE(0) is smallest at offset 1",
+        int(np.argmin(distances)) + 1,
+        1,
+        scope="exact integers: the offset of the smallest distance compared above",
     )
 
     # Step 8. The question at the end of the page: width 2, one pair, distance
@@ -477,29 +548,48 @@ def checks(rec: Recorder) -> None:
             scope=f"d = 2, k = {offset}; within 10^-12 of the value, against mpmath at 30 digits",
         )
         rec.quantity(f"distance_d2_{offset}", library_value, show=show, by=small)
-    # The whole number of turns nearest to 710/(2 pi), and a check that every
-    # value of 710/(2 pi) the enclosure of pi allows lies within 10^-5 of it.
+    # The whole number n of turns nearest to 710/(2 pi), and what is left over,
+    # 710/(2 pi) - n, enclosed with the enclosure of pi of step 4 and checked
+    # against mpmath.
     turns = round(Fraction(710) / (2 * PI_LOW))
-    slack = Fraction(1, 10**5)
-    rec.band(
-        "710 positions are a whole number of turns of pair 0 to within 10^-5 of a turn",
+    rec.exact(
+        "the whole number of turns nearest to 710/(2 pi) is the one mpmath gives",
         turns,
-        low=Fraction(710) / (2 * PI_LOW) - slack,
-        high=Fraction(710) / (2 * PI_HIGH) + slack,
-        scope="exact rationals, with the enclosure of pi of step 4: |n - 710/(2 pi)| <= 10^-5",
+        int(mpmath.nint(710 / (2 * mpmath.pi))),
+        scope="exact integers: 710 / (2 PI_LOW) rounded, against mpmath at 30 digits rounded",
         quantity="turns_710",
         show=Show(),
+    )
+    over = sorted(Fraction(710) / (2 * bound) - turns for bound in (PI_LOW, PI_HIGH))
+    rec.band(
+        f"mpmath's 710/(2 pi) - {turns} lies in its enclosure from the bounds on pi",
+        float(710 / (2 * mpmath.pi) - turns),
+        low=over[0],
+        high=over[1],
+        samples=1,
+        scope="exact rationals, with the enclosure of pi of step 4; mpmath at 30 digits",
+    )
+    over_shown = cell(float(sum(over) / 2), Show(sig=2))
+    inside_cell(
+        rec,
+        f"710 positions are {turns} turns of pair 0 and {over_shown.text} of a turn more "
+        "(enclosure inside the cell)",
+        (over[0], over[1]),
+        over_shown,
+        scope="exact rationals, with the enclosure of pi of step 4",
     )
 
     # Step 9. The misreading's witness, in numbers: the first integer past
     # 2 pi b (62,832), its code against the code of position 0 at width d
     # (mpmath and posenc.similarity); and what a true period of 2 pi b would
     # leave there, the distance across the fraction 62,832 - 2 pi b.
+    # PAST - 1 is the floor of 2 b PI_HIGH by its definition; the same floor at
+    # 2 b PI_LOW puts 2 pi b, between the two, strictly between PAST - 1 and PAST.
     rec.exact(
-        f"{PAST:,} is the first integer past 2 pi b: {PAST - 1:,} < 2 pi b < {PAST:,}",
-        min(2 * B * PI_LOW - (PAST - 1), PAST - 2 * B * PI_HIGH),
-        0,
-        relation=">",
+        f"{PAST:,} is the first integer past 2 pi b: {PAST - 1:,} < 2 pi b < {PAST:,}, "
+        "the floor of 2 b pi the same at both ends of the enclosure of pi",
+        int(2 * B * PI_LOW),
+        PAST - 1,
         scope=f"exact rationals, b = {B}, with the enclosure of pi of step 4",
     )
     far = exact_share(PAST, range(HALF))
@@ -519,15 +609,28 @@ def checks(rec: Recorder) -> None:
             for n in range(HALF)
         )
     )
+    # The library's value: PE(0) moved by the fraction with posenc.shift_matrix,
+    # whose M_k takes PE(p) to PE(p + k) for every real k (its documentation);
+    # nothing rests on that: the check compares the result with mpmath.
+    moved = posenc.shift_matrix(float(fraction), D, base=B) @ first  # (d,): PE(fraction)
+    repeat = float(np.linalg.norm(moved - first))
+    rec.close(
+        f"|PE({PAST:,} - 2 pi b) - PE(0)|: posenc.shift_matrix moving PE(0) gives it as "
+        "mpmath does",
+        repeat,
+        left,
+        tol=1e-12,
+        scope=f"d = {D}, k = {PAST:,} - 2 pi b; absolute error against mpmath at 30 digits",
+        quantity="repeat_distance",
+        show=Show(sig=2),
+    )
     rec.band(
         f"a true period of 2 pi b would leave PE({PAST:,}) less than 1 from PE(0)",
-        float(left),
+        repeat,
         low=0,
         high=1,
         samples=1,
-        scope=f"d = {D}: the distance across {PAST:,} - 2 pi b positions; mpmath at 30 digits",
-        quantity="repeat_distance",
-        show=Show(sig=2),
+        scope=f"d = {D}: the distance across {PAST:,} - 2 pi b positions, from the library",
     )
 
 
