@@ -341,7 +341,7 @@ def checks(rec: Recorder) -> None:
         for t in (0, 1)
         for k in range(length)
     )
-    counted = rec.exact(
+    rec.exact(
         "panels (a) and (b) follow the query's content: they are not constant along diagonals",
         varies,
         1,
@@ -349,7 +349,23 @@ def checks(rec: Recorder) -> None:
         scope="the figure's example (count of cells differing from their diagonal's first by "
         "more than 1e-3)",
     )
-    rec.quantity("fig_varying_cells", varies, show=Show(), by=counted)
+    # The same count again, from the formula's panels (again) and not the
+    # library's, with each cell's diagonal found by its offset i - j rather
+    # than by np.diagonal: the page's number is this count.
+    start = np.where(causal, offsets, 0)  # (L, L): row of the first cell of each diagonal
+    recount = sum(
+        int(np.count_nonzero(causal & (np.abs(again[t] - again[t][start, 0]) > 1e-3)))
+        for t in (0, 1)
+    )
+    same = rec.exact(
+        "panels (a) and (b): the cells differing from their diagonal's first, counted again "
+        "from the formula's panels by offset i - j",
+        varies,
+        recount,
+        scope="the figure's example; the library's panels along np.diagonal against the einsum "
+        "panels, causal cell (i, j) against cell (i - j, 0) (count of differences over 1e-3)",
+    )
+    rec.quantity("fig_varying_cells", varies, show=Show(), by=same)
 
     # Step 9. The witness of the page: d = 2 (one pair, w = 1), W_q = W_k =
     # W_kE = W_kR = I, u = v = 0, E_i = E_j = e_0, U = PE. The absolute score
@@ -394,6 +410,25 @@ def checks(rec: Recorder) -> None:
             [1 + mpmath.sin(1)] * 2,
             tol=1e-15,
             scope=scope + " (posenc.figures.txl.txl_terms)",
+        )
+    # The misreadings below use this example written in SymPy (_absolute,
+    # _txl). Their absolute score is the closed form above for every i, j,
+    # and their Transformer-XL score is 1 + sin 1 at (1, 0) and at (2, 1).
+    rec.identity(
+        "the misreadings' absolute score (e_0 + PE(i))^T (e_0 + PE(j)) = "
+        "1 + sin i + sin j + cos(i - j)",
+        _absolute(i, j) - (1 + sp.sin(i) + sp.sin(j) + sp.cos(i - j)),
+        scope="all real i, j; d = 2, W_q = W_k = I, E_i = E_j = e_0, U = PE (w = 1)",
+    )
+    with mpmath.workdps(30):
+        rec.close(
+            "the misreadings' Transformer-XL score (a) + (b) + (c) + (d) is 1 + sin 1 "
+            "at (1, 0) and at (2, 1)",
+            [_txl(1, 0), _txl(2, 1)],
+            [1 + mpmath.sin(1)] * 2,
+            tol=1e-25,
+            scope="d = h = 2, identity projections, u = v = 0, E_i = E_j = e_0, R_k = "
+            "(sin k, cos k); SymPy at 50 digits against mpmath at 30 digits",
         )
 
     # Step 10. "Check yourself": d = h = 2, identity projections, u = 0,
@@ -554,13 +589,16 @@ def _per_position_biases(wit: Witness) -> None:
         + int(np.count_nonzero(np.diagonal(terms[3], -k) != terms[3][k, 0]))
         for k in range(length)
     )
+    # The largest entry of PE(3) - PE(8) is the first, sin 3 - sin 8 (the
+    # second is cos 3 - cos 8 = -0.844).
     moved = max(abs(x) for x in (_pe(3) - _pe(8)).evalf(30))
+    first = abs(sp.sin(3) - sp.sin(8))
     wit.exact(
-        unequal == 0 and moved > sp.Rational(1, 2),
+        unequal == 0 and abs(moved - first) < sp.Float("1e-25") and moved > sp.Rational(1, 2),
         at=f"the figure's example (L = {FIGURE['length']}, d = {FIGURE['width']}, "
         f"h = {FIGURE['head']}, seed {SEED}): {unequal} cells of (c) or (d) "
         f"differ from their column's or diagonal's first; W_q U_i = PE(3) and PE(8) differ "
-        f"by {sp.N(moved, 3)} in one entry",
+        f"by {sp.N(moved, 3)} = |sin 3 - sin 8| in one entry",
     )
 
 
