@@ -138,18 +138,29 @@ def mp_speeds(width: int, digits: int = 40) -> list[mpmath.mpf]:
         return [mpmath.power(BASE, mpmath.mpf(-2 * t) / width) for t in range(width // 2)]
 
 
-def mp_bound(offsets: range, width: int) -> list[mpmath.mpf]:
-    """B(r) = (1/N) sum_(j=1..N) |S_j(r)| for each offset, at 30 digits."""
+def mp_partial_sums(offsets: list[int] | range, width: int) -> list[list[mpmath.mpc]]:
+    """S_1(r) .. S_N(r), S_j(r) = sum_(t<j) e^(i r w_t), for each offset, at 30 digits."""
     out = []
     with mpmath.workdps(30):
         speeds = mp_speeds(width, 30)
         for r in offsets:
-            partial, total = mpmath.mpc(0), mpmath.mpf(0)
+            partial, row = mpmath.mpc(0), []
             for speed in speeds:
                 partial += mpmath.expj(r * speed)
-                total += abs(partial)
-            out.append(total / len(speeds))
+                row.append(partial)
+            out.append(row)
     return out
+
+
+def mp_bound(offsets: list[int] | range, width: int) -> list[mpmath.mpf]:
+    """B(r) = (1/N) sum_(j=1..N) |S_j(r)| for each offset, at 30 digits."""
+    return bound_of(mp_partial_sums(offsets, width))
+
+
+def bound_of(rows: list[list[mpmath.mpc]]) -> list[mpmath.mpf]:
+    """B = (1/N) sum_j |S_j| for each row S_1 .. S_N of partial sums, at 30 digits."""
+    with mpmath.workdps(30):
+        return [mpmath.fsum(abs(v) for v in row) / len(row) for row in rows]
 
 
 def float_bound(offsets: np.ndarray, width: int) -> np.ndarray:
@@ -294,16 +305,21 @@ def checks(rec: Recorder) -> None:
 
     # Step 5. The library computes what is proven: the speeds, the angles r w_t,
     # and the score Re sum h_t e^(i r w_t), against mpmath.
-    errors = []
-    for d in (2, 8, 64, WIDTH, 1024):
+    # Correctly rounded means equal to the float64 nearest to w_t: mpmath's w_t at 40
+    # digits, rounded once (float() of an mpf rounds to nearest). Counted, not measured.
+    speed_widths = (2, 8, 64, WIDTH, 1024)
+    matches = 0
+    for d in speed_widths:
         exact = mp_speeds(d, 40)
         got = frequencies(d, base=BASE)  # (N,)
-        errors += [float((mpmath.mpf(float(g)) - e) / e) for g, e in zip(got, exact, strict=True)]
-    rec.numeric(
-        "posenc.frequencies(d) is w_t = base^(-2t/d), correctly rounded",
-        errors,
-        tol=2.0**-53,
-        scope="d = 2, 8, 64, 128, 1024; base 10000; relative error against mpmath at 40 digits",
+        matches += sum(int(float(g) == float(e)) for g, e in zip(got, exact, strict=True))
+    rec.exact(
+        "posenc.frequencies(d) is w_t = base^(-2t/d), correctly rounded: every speed is "
+        "the float64 nearest to w_t",
+        matches,
+        sum(d // 2 for d in speed_widths),
+        scope="d = 2, 8, 64, 128, 1024 (613 speeds); base 10000; mpmath at 40 digits, "
+        "rounded once to float64",
     )
     where = [0, 1, 7, PEAK, LENGTH - 1, FAR, 10**9 + 7]
     got = rotary_angles(where, WIDTH, base=BASE)  # (7, N)
@@ -364,7 +380,8 @@ def checks(rec: Recorder) -> None:
         show=Show(style="fraction"),
     )
     offsets = np.arange(LENGTH)  # (L,)
-    reference = mp_bound(range(LENGTH), WIDTH)  # 30 digits
+    partials = mp_partial_sums(range(LENGTH), WIDTH)  # (L, N): S_1(r) .. S_N(r), 30 digits
+    reference = bound_of(partials)  # B(r), 30 digits
     drawn = figure._relative_bound(offsets, WIDTH, float(BASE))  # (L,)
     rec.numeric(
         "the figure's B(r), from posenc.rotary_angles, equals B(r) at 30 digits",
@@ -372,12 +389,27 @@ def checks(rec: Recorder) -> None:
         tol=1e-12,
         scope="d = 128, base 10000, r = 0 .. 511",
     )
-    # S_j(-r) is the conjugate of S_j(r), so B is even.
+    # S_j(-r) is the conjugate of S_j(r), so |S_j| and B are even. Both checks read
+    # the same negative offsets; the first compares S_j itself, which is not even.
+    negative = -offsets  # (L,): r = 0, -1, ..., -511
+    mirrored = mp_partial_sums(negative.tolist(), WIDTH)  # (L, N): S_j(-r), 30 digits
+    with mpmath.workdps(30):
+        errors = [
+            float(abs(a - mpmath.conj(b)))
+            for row_a, row_b in zip(mirrored, partials, strict=True)
+            for a, b in zip(row_a, row_b, strict=True)
+        ]
+    rec.numeric(
+        "S_j(-r) = conj S_j(r) at 30 digits, j = 1 .. 64 (so |S_j| and B are even)",
+        errors,
+        tol=1e-25,
+        scope="d = 128, base 10000, r = 0 .. 511 against -r; mpmath at 30 digits",
+    )
     rec.numeric(
         "B(-r) = B(r): the figure's helper at -r against B(r) at 30 digits",
         [
             float(g - e)
-            for g, e in zip(figure._relative_bound(-offsets, WIDTH, 1e4), reference, strict=True)
+            for g, e in zip(figure._relative_bound(negative, WIDTH, 1e4), reference, strict=True)
         ],
         tol=1e-12,
         scope="d = 128, base 10000, r = 0 .. 511",
@@ -473,6 +505,19 @@ def checks(rec: Recorder) -> None:
         show=Show(sig=3),
     )
     far = float_bound(np.arange(FAR + 1), WIDTH)  # (FAR + 1,)
+    rec.exact(
+        "the far range's float64 B was computed at every offset r = 0 .. 10^5",
+        far.size,
+        FAR + 1,
+        scope="d = 128, base 10000; the values of B from float_bound, counted",
+    )
+    rec.close(
+        "the far range's float64 B at r = 0, 5 * 10^4 and 10^5 equals B at 30 digits",
+        [far[0], far[FAR // 2], far[FAR]],
+        mp_bound([0, FAR // 2, FAR], WIDTH),
+        tol=1e-10,
+        scope="d = 128, base 10000; float64 from correctly rounded speeds against mpmath",
+    )
     rec.band(
         "mean of B(r) over r = 0 .. 10^5",
         float(far.mean()),
@@ -526,12 +571,14 @@ def checks(rec: Recorder) -> None:
     enclose_pi(rec)
     # cos 400 < 0: 400 lies between (2k + 1/2) pi and (2k + 3/2) pi, an interval of
     # length pi on which cos is negative. Each end is compared with 400/pi in exact
-    # rationals: 400/PI_HIGH < 400/pi < 400/PI_LOW.
+    # rationals: 400/PI_HIGH < 400/pi < 400/PI_LOW. Both ends are then compared with
+    # 400/pi at 30 digits: a one-sided comparison alone holds for too large a number.
     k_turns = math.floor((PEAK / math.pi - 0.5) / 2)
     fraction = Show(style="fraction")
+    left_end, right_end = Fraction(PEAK) / PI_HIGH, Fraction(PEAK) / PI_LOW
     rec.exact(
         f"cos 400 < 0, left end: 400/pi > {2 * k_turns} + 1/2 (400/PI_HIGH is below 400/pi)",
-        Fraction(PEAK) / PI_HIGH,
+        left_end,
         2 * k_turns + Fraction(1, 2),
         relation=">",
         scope="exact rationals, from PI_LOW < pi < PI_HIGH",
@@ -539,12 +586,21 @@ def checks(rec: Recorder) -> None:
     rec.quantity("turns_low", 2 * k_turns + Fraction(1, 2), show=fraction, by=rec.checks[-1])
     rec.exact(
         f"cos 400 < 0, right end: 400/pi < {2 * k_turns} + 3/2 (400/PI_LOW is above 400/pi)",
-        Fraction(PEAK) / PI_LOW,
+        right_end,
         2 * k_turns + Fraction(3, 2),
         relation="<",
         scope="exact rationals, from PI_LOW < pi < PI_HIGH",
     )
     rec.quantity("turns_high", 2 * k_turns + Fraction(3, 2), show=fraction, by=rec.checks[-1])
+    with mpmath.workdps(30):
+        turns = mpmath.mpf(PEAK) / mpmath.pi
+    rec.close(
+        "400/PI_HIGH and 400/PI_LOW are 400/pi to within 10^-15",
+        [left_end, right_end],
+        [turns, turns],
+        tol=1e-15,
+        scope="exact rationals against mpmath at 30 digits",
+    )
     # Hence s(0) = 2 sum_t cos(400 w_t) <= 2 (N - 1) + 2 cos 400 < 2 (N - 1) < |q|^2.
     with mpmath.workdps(50):
         at_zero = closed[0]
@@ -664,11 +720,20 @@ def _decays_with_distance(wit: Witness) -> None:
     keeps_length = reduce_to_zero(sp.expand(one_pair.dot(one_pair)) - x_a**2 - x_b**2)
     peak = PAIRS * 2  # |q|^2: 64 pairs of length^2 2
     ceiling = 2 * (PAIRS - 1)  # s(0) < 2 (N - 1) because cos 400 < 0
+    # s(0) itself, at 50 digits, against the ceiling it is said to be under; |q|^2 = d.
+    with mpmath.workdps(50):
+        at_zero = 2 * mpmath.fsum(mpmath.cos(PEAK * v) for v in mp_speeds(WIDTH, 50))
+        under = at_zero <= ceiling + 2 * mpmath.cos(PEAK)
     wit.exact(
-        keeps_length is not None and cosine_is_negative(PEAK) and ceiling < peak,
+        keeps_length is not None
+        and cosine_is_negative(PEAK)
+        and under
+        and ceiling < peak
+        and peak == WIDTH,
         at=f"d = 128, base 10000, q = (1, ..., 1), k = R_400 q: s(400) = |q|^2 = {peak}, "
-        f"while s(0) <= {ceiling} + 2 cos 400 < {ceiling} (cos 400 < 0, decided with "
-        "rationals around pi); the key 400 back beats the key at distance 0 by more than 2",
+        f"while s(0) = {mpmath.nstr(at_zero, 3)} <= {ceiling} + 2 cos 400 < {ceiling} "
+        "(s(0) at 50 digits; cos 400 < 0, decided with rationals around pi); the key 400 "
+        "back beats the key at distance 0 by more than 2",
     )
 
 
@@ -681,6 +746,14 @@ def _values_turned_too(wit: Witness) -> None:
     half = sp.Rational(1, 2)
     rope = half * value + half * value
     turned = half * turn(0) * value + half * turn(1) * value
+    # Each output is the closed form above, and the turned one is also what posenc's
+    # rotary makes of the two values (d = 2, base 10000, so w_0 = 1), to 1e-15.
+    closed = sp.Matrix([(1 + sp.cos(1)) / 2, sp.sin(1) / 2])
+    if rope != sp.Matrix([1, 0]) or sp.expand(turned - closed) != sp.zeros(2, 1):
+        raise ValueError(f"not (1, 0) and ((1 + cos 1)/2, (sin 1)/2): {rope}, {turned}")
+    library = rotary(np.array([[1.0, 0.0], [1.0, 0.0]]), [0, 1]).mean(axis=0)  # (2,)
+    if max(abs(float(a - b)) for a, b in zip(library, sp.N(turned, 30), strict=True)) > 1e-15:
+        raise ValueError(f"posenc.rotary turns the values to {library}, not {turned}")
     wit.differs(
         rope,
         turned,
@@ -700,6 +773,12 @@ def _boundary_term_dropped(wit: Witness) -> None:
     partial = list(range(PAIRS + 1))  # S_j(0) = j
     left = sp.Add(*h)  # sum_t h_t e^(i 0 w_t)
     right = -sp.Add(*(partial[j] * (h[j] - h[j - 1]) for j in range(1, PAIRS)))
+    # The closed forms: h is constant, so every h_j - h_(j-1) with j < N is 0 and the
+    # right side is 0, while the left side is |q|^2 = d, as posenc scores it at r = 0.
+    ones = np.ones((1, WIDTH))  # (1, d)
+    scored = float(rotary(ones, [5])[0] @ rotary(ones, [5])[0])
+    if left != WIDTH or right != 0 or abs(scored - WIDTH) > 1e-12:
+        raise ValueError(f"not {WIDTH} (posenc: {scored}) and 0: {left}, {right}")
     wit.differs(
         left,
         right,
