@@ -135,8 +135,8 @@ def power_enclosure(root: int, p: int, q: int) -> tuple[Fraction, Fraction]:
     return middle - gap, middle + gap
 
 
-def enclosure_holds(root: int, p: int, q: int) -> bool:
-    lo, hi = power_enclosure(root, p, q)
+def enclosure_holds(root: int, p: int, q: int, lo: Fraction, hi: Fraction) -> bool:
+    """lo < root^(p/q) < hi, decided in integers: lo^q < root^p < hi^q."""
     return lo**q < Fraction(root) ** p < hi**q
 
 
@@ -155,6 +155,27 @@ def first_reaching(base: float, factor: int, train: int, dim: int) -> int:
         else:
             low = middle
     return high
+
+
+def misread_factors() -> tuple[sp.Expr, sp.Expr]:
+    """The base factors the first misreading compares (s = 4, d = 128): 13^(64/63), 4^(64/63)."""
+    power = sp.Rational(128, 126)
+    return sp.Integer(13) ** power, sp.Integer(4) ** power
+
+
+def single_cache_ratio() -> sp.Expr:
+    """The slowest speed with the base b 13^(64/63) over that with b (b = 10000, d = 128)."""
+    big, power = sp.Integer(10000), sp.Rational(128, 126)
+    slowest = -sp.Rational(126, 128)  # the exponent -(d-2)/d of pair d/2 - 1
+    return (big * sp.Integer(13) ** power) ** slowest / big**slowest
+
+
+def stale_score(qpos: int, kpos: int):
+    """mpmath: the key at ``kpos`` cached with the base b, the query at ``qpos`` turned with
+    the base of its own length qpos + 1 (q = k = ones, b = 10000, d = 128, s = 4, L0 = 4096)."""
+    train, width = INPUTS["train_length"], INPUTS["head_dim"]
+    own = mp_ladder(mp_base(INPUTS["base"], 4, qpos + 1, train, width), width)
+    return ones_score(own, mp_ladder(INPUTS["base"], width), qpos, kpos)
 
 
 # -- the checks ------------------------------------------------------------------------
@@ -191,46 +212,75 @@ def checks(rec: Recorder) -> None:
         sp.Subs(stretch(L), L, s * L0) - (s**2 - s + 1),
         scope="every s > 0, L0 > 0",
     )
+    stretched = 0  # the checks below that hold, counted after the loop
     for factor in FACTORS:
-        rec.exact(
-            f"s = {factor}: c(s L0) = {factor * factor - factor + 1}",
-            sp.Subs(stretch(L), L, s * L0).doit().subs(s, factor),
-            factor * factor - factor + 1,
-            scope=f"s = {factor}, exact integers",
-            quantity=f"stretch_{factor}",
+        stretched += bool(
+            rec.exact(
+                f"s = {factor}: c(s L0) = {factor * factor - factor + 1}",
+                sp.Subs(stretch(L), L, s * L0).doit().subs(s, factor),
+                factor * factor - factor + 1,
+                scope=f"s = {factor}, exact integers",
+                quantity=f"stretch_{factor}",
+            )
         )
-    # The base factors c^(d/(d-2)) and s^(d/(d-2)) at d = 128, enclosed in rationals
-    # whose 63rd powers bracket c^64 (integer arithmetic), then shown.
-    roots = sorted({f * f - f + 1 for f in FACTORS} | set(FACTORS))
     rec.exact(
-        "each rational enclosure holds: lo^63 < r^64 < hi^63 (count of failures)",
-        sum(int(not enclosure_holds(r, exponent.numerator, exponent.denominator)) for r in roots),
-        0,
+        "c(s L0) = s^2 - s + 1 at s = 2, 4, 8 (count of the checks above that hold)",
+        stretched,
+        len(FACTORS),
+        scope="s = 2, 4, 8, exact integers",
+    )
+    # The base factors c^(d/(d-2)) and s^(d/(d-2)) at d = 128, the ones the page shows,
+    # enclosed in rationals whose 63rd powers bracket r^64 (integer arithmetic).
+    p, q = exponent.numerator, exponent.denominator
+    named = [
+        (factor, name, root)
+        for factor in FACTORS
+        for name, root in (("dynamic", factor * factor - factor + 1), ("static", factor))
+    ]
+    roots = [root for _, _, root in named]
+    rec.exact(
+        "each rational enclosure holds: lo^63 < r^64 < hi^63 (count of those that hold)",
+        sum(int(enclosure_holds(r, p, q, *power_enclosure(r, p, q))) for r in roots),
+        2 * len(FACTORS),
         scope=f"r in {roots}, d = 128, exact integers and fractions",
+    )
+    # The integer test bites on each side: a single point, either end of an enclosure,
+    # does not enclose r^(64/63) (it is irrational, so it is neither end).
+    rec.exact(
+        "the test accepts no point lo = hi at either end of an enclosure (count accepted)",
+        sum(int(enclosure_holds(r, p, q, x, x)) for r in roots for x in power_enclosure(r, p, q)),
+        0,
+        scope=f"r in {roots}, d = 128: 12 points, exact integers and fractions",
+    )
+    # The first misreading compares the same two factors at s = 4 (SymPy's exact powers),
+    # each the 60-digit mpmath value.
+    rec.close(
+        "the first misreading's factors are 13^(64/63) and 4^(64/63)",
+        list(misread_factors()),
+        [mpmath.mpf(13) ** (mpmath.mpf(p) / q), mpmath.mpf(4) ** (mpmath.mpf(p) / q)],
+        tol=1e-40,
+        scope="s = 4, d = 128: SymPy's powers at 50 digits against mpmath at 60",
     )
     # Each factor the page shows is the lower end of its exact enclosure: a rational
     # the check reads, and every number of the enclosure shows as the same digits.
     shows = {}
-    for factor in FACTORS:
-        for name, root in (("dynamic", factor * factor - factor + 1), ("static", factor)):
-            show = Show(sig=4) if (factor, name) == (4, "dynamic") else Show(sig=3)
-            low, high = power_enclosure(root, exponent.numerator, exponent.denominator)
-            where = cell(low, show)
-            shows[(factor, name)] = where.text
-            rec.quantity(
-                f"{name}_factor_{factor}",
-                low,
-                show=show,
-                by=inside_cell(
-                    rec,
-                    f"s = {factor}: the {name} base factor {root}^({exponent}) shows as "
-                    f"{where.text}",
-                    (low, high),
-                    where,
-                    scope=f"d = {width}, s = {factor}: an exact enclosure inside the "
-                    "rounding cell",
-                ),
-            )
+    for factor, name, root in named:
+        show = Show(sig=4) if (factor, name) == (4, "dynamic") else Show(sig=3)
+        low, high = power_enclosure(root, p, q)
+        where = cell(low, show)
+        shows[(factor, name)] = where.text
+        rec.quantity(
+            f"{name}_factor_{factor}",
+            low,
+            show=show,
+            by=inside_cell(
+                rec,
+                f"s = {factor}: the {name} base factor {root}^({exponent}) shows as {where.text}",
+                (low, high),
+                where,
+                scope=f"d = {width}, s = {factor}: an exact enclosure inside the rounding cell",
+            ),
+        )
     rec.exact(
         "the shown factors for s = 4 are FACTS' 13.54 and 4.09 (count of mismatches)",
         int(shows[(4, "dynamic")] != "13.54") + int(shows[(4, "static")] != "4.09"),
@@ -244,6 +294,14 @@ def checks(rec: Recorder) -> None:
         "(b c^(d/(d-2)))^(-(d-2)/d) = b^(-(d-2)/d) / c: the slowest pair is slowed by c",
         (b * c ** (d / (d - 2))) ** (-(d - 2) / d) - b ** (-(d - 2) / d) / c,
         scope="every b > 0, c > 0 and width d > 2",
+    )
+    # The last misreading's instance: a single cache built at s L0 = 4 L0 turns the
+    # slowest pair, at L = L0, 1/c(4 L0) = 1/13 as fast as dynamic NTK does.
+    rec.exact(
+        "b = 10000, d = 128: the slowest speed with b 13^(64/63) over that with b is 1/13",
+        single_cache_ratio(),
+        Fraction(1, 13),
+        scope="s = 4, d = 128: exact, SymPy's powers of 10000 and 13",
     )
     # The stretch outruns the length: c(L) - L/L0 = (s - 1)(L/L0 - 1) >= 0 for s >= 1,
     # L >= L0. So the slowest pair's angle at offset L, L w / c, is at most its
@@ -292,24 +350,37 @@ def checks(rec: Recorder) -> None:
         solved[0] - crossing,
         scope="every s > 0, L0 > 0",
     )
+    crossed = 0  # the checks below that hold, counted after the loop
     for factor in FACTORS:
         at = Fraction(2 * factor - 1, factor) * train
-        rec.exact(
-            f"s = {factor}, L0 = {train}: c({at}) = s, exactly",
-            Fraction(factor) * at / train - (factor - 1),
-            factor,
-            scope=f"s = {factor}, L0 = {train}, L = (2s - 1) L0 / s, exact fractions",
+        crossed += bool(
+            rec.exact(
+                f"s = {factor}, L0 = {train}: c({at}) = s, exactly",
+                Fraction(factor) * at / train - (factor - 1),
+                factor,
+                scope=f"s = {factor}, L0 = {train}, L = (2s - 1) L0 / s, exact fractions",
+            )
         )
         # The page names the crossing: the library's dynamic base, found by bisection
         # over the lengths L0 .. s L0, first reaches static NTK's base there.
-        rec.exact(
-            f"s = {factor}: posenc's dynamic base first reaches ntk_base(s) at L = {at}",
-            first_reaching(float(base), factor, train, width),
-            at,
-            scope=f"b = {base}, d = {width}, L0 = {train}, s = {factor}; bisection on the "
-            "integer lengths L0 .. s L0, posenc.rope.dynamic_base against posenc.rope.ntk_base",
-            quantity=f"crossing_{factor}",
+        crossed += bool(
+            rec.exact(
+                f"s = {factor}: posenc's dynamic base first reaches ntk_base(s) at L = {at}",
+                first_reaching(float(base), factor, train, width),
+                at,
+                scope=f"b = {base}, d = {width}, L0 = {train}, s = {factor}; bisection on the "
+                "integer lengths L0 .. s L0, posenc.rope.dynamic_base against "
+                "posenc.rope.ntk_base",
+                quantity=f"crossing_{factor}",
+            )
         )
+    rec.exact(
+        "s = 2, 4, 8: c = s at the crossing, and posenc first reaches ntk_base there "
+        "(count of the checks above that hold)",
+        crossed,
+        2 * len(FACTORS),
+        scope=f"b = {base}, d = {width}, L0 = {train}, s = 2, 4, 8",
+    )
 
     # Step 5. The library computes the same bases and speeds. Each value of
     # posenc.rope is within half an ulp of the 60-digit value (so it is the float64
@@ -345,6 +416,12 @@ def checks(rec: Recorder) -> None:
             )
             speed_errors.extend(ulps(speeds, mp_ladder(want, dim)))
             speed_errors.append(abs(attention - 1.0))  # dynamic NTK scales no logit
+    rec.exact(
+        "ulps() counts one ulp as 1: the float64 just above 1, against 1",
+        Fraction(float(ulps(np.array([np.nextafter(1.0, 2.0)]), [mpmath.mpf(1)])[0])),
+        1,
+        scope="float64: 1 + 2^-52 against 1, whose ulp is 2^-52",
+    )
     rec.numeric(
         "posenc.rope.dynamic_base is the float64 nearest b c(L)^(d/(d-2)) (error in ulps)",
         base_errors,
@@ -360,7 +437,7 @@ def checks(rec: Recorder) -> None:
     # Up to L0 (and with no seq_len) the speeds are the default ones, exactly; at the
     # crossing the dynamic base is static NTK's, exactly.
     plain, _ = rope.inv_freq("default", width, base=float(base))
-    unchanged = 0
+    unchanged = 0  # the lengths at which the speeds are the default ones
     for length in (1, train // 2, train, None):
         speeds, _ = rope.inv_freq(
             "dynamic",
@@ -370,11 +447,11 @@ def checks(rec: Recorder) -> None:
             max_position_embeddings=train,
             seq_len=length,
         )
-        unchanged += int(not np.array_equal(speeds, plain))
+        unchanged += int(np.array_equal(speeds, plain))
     rec.exact(
-        'inv_freq("dynamic") at L <= L0 or without seq_len is "default" (count unequal)',
+        'inv_freq("dynamic") at L <= L0 or without seq_len is "default" (count equal, of 4)',
         unchanged,
-        0,
+        4,
         scope="b = 10000, d = 128, s = 4, L0 = 4096; L = 1, 2048, 4096 and None",
     )
     rec.exact(
@@ -392,9 +469,10 @@ def checks(rec: Recorder) -> None:
     grid = [train * k // 64 for k in range(64, 8 * 64 + 1)]
     bases = [rope.dynamic_base(float(base), 4.0, length, train, width) for length in grid]
     rec.exact(
-        "posenc's dynamic base increases strictly from L0 to 8 L0 (count of steps that do not)",
-        sum(int(not later > earlier) for earlier, later in itertools.pairwise(bases)),
-        0,
+        "posenc's dynamic base increases strictly from L0 to 8 L0 (count of the 448 steps that "
+        "do)",
+        sum(int(later > earlier) for earlier, later in itertools.pairwise(bases)),
+        448,
         scope="b = 10000, d = 128, s = 4, L0 = 4096, L = 4096 .. 32768 in steps of 64",
     )
 
@@ -436,25 +514,30 @@ def checks(rec: Recorder) -> None:
         ("2", INPUTS["stale_query_2"], INPUTS["stale_key_2"]),
     )
     for label, qpos, kpos in stale:
-        own = mp_ladder(mp_base(base, 4, qpos + 1, train, width), width)
         cache_own, _ = rope.inv_freq(
             "dynamic", width, factor=4.0, max_position_embeddings=train, seq_len=qpos + 1
         )
-        scores[f"stale_{label}"] = (
-            ones_score(own, at_train, qpos, kpos),
-            (cache_own, cache_train, qpos, kpos),
-        )
+        scores[f"stale_{label}"] = (stale_score(qpos, kpos), (cache_own, cache_train, qpos, kpos))
     # The page shows each score: the one from posenc's caches, compared with mpmath.
+    matched = 0  # the checks below that hold, counted after the loop
     for name, (want, args) in scores.items():
-        rec.close(
-            f"posenc.rope caches give the mpmath score of the witness {name}",
-            cache_score(*args),
-            want,
-            tol=1e-9,
-            scope="q = k = ones, d = 128, b = 10000, s = 4, L0 = 4096; mpmath at 60 digits",
-            quantity=name,
-            show=Show(sig=3),
+        matched += bool(
+            rec.close(
+                f"posenc.rope caches give the mpmath score of the witness {name}",
+                cache_score(*args),
+                want,
+                tol=1e-9,
+                scope="q = k = ones, d = 128, b = 10000, s = 4, L0 = 4096; mpmath at 60 digits",
+                quantity=name,
+                show=Show(sig=3),
+            )
         )
+    rec.exact(
+        "the four witness scores: posenc's caches give mpmath's (count of the checks above)",
+        matched,
+        4,
+        scope="score_train, score_long, stale_1, stale_2",
+    )
 
     # Step 7. "Check yourself": s = 2, L0 = 4096. At 6144 tokens the stretch is 2, as in
     # static NTK; at 8192 it is 3. The slowest pair's angle at offset L is then 3/4
@@ -463,23 +546,34 @@ def checks(rec: Recorder) -> None:
         "check_short": (INPUTS["check_short"], 2, Fraction(3, 4)),
         "check_long": (INPUTS["check_long"], 3, Fraction(2, 3)),
     }
+    answered = 0  # the checks below that hold, counted after the loop
     for key, (length, want_stretch, want_reach) in expected.items():
         value = sp.Subs(stretch(L), (L, L0, s), (length, train, 2)).doit()
-        rec.exact(
-            f"s = 2, L0 = 4096, L = {length}: c(L) = {want_stretch}",
-            value,
-            want_stretch,
-            scope="exact rationals",
-            quantity=f"{key}_stretch",
+        answered += bool(
+            rec.exact(
+                f"s = 2, L0 = 4096, L = {length}: c(L) = {want_stretch}",
+                value,
+                want_stretch,
+                scope="exact rationals",
+                quantity=f"{key}_stretch",
+            )
         )
-        rec.exact(
-            f"s = 2, L = {length}: the slowest pair's angle at offset L over that at L0",
-            sp.Rational(length, train) / value,
-            want_reach,
-            scope="exact rationals, (L/L0) / c(L)",
-            quantity=f"{key}_reach",
-            show=Show(style="fraction"),
+        answered += bool(
+            rec.exact(
+                f"s = 2, L = {length}: the slowest pair's angle at offset L over that at L0",
+                sp.Rational(length, train) / value,
+                want_reach,
+                scope="exact rationals, (L/L0) / c(L)",
+                quantity=f"{key}_reach",
+                show=Show(style="fraction"),
+            )
         )
+    rec.exact(
+        '"Check yourself": the stretch and the angle at 6144 and 8192 (count of the checks above)',
+        answered,
+        2 * len(expected),
+        scope="s = 2, L0 = 4096, L = 6144 and 8192",
+    )
 
 
 # -- misreadings -------------------------------------------------------------------
@@ -488,10 +582,10 @@ def checks(rec: Recorder) -> None:
 def _dynamic_is_static(wit: Witness) -> None:
     # "At s L0 dynamic NTK is static NTK with factor s." s = 4, d = 128: the base
     # factors are 13^(64/63) and 4^(64/63).
-    power = sp.Rational(128, 126)
+    dynamic_factor, static_factor = misread_factors()  # checked against mpmath in step 2
     wit.differs(
-        sp.Integer(13) ** power,
-        sp.Integer(4) ** power,
+        dynamic_factor,
+        static_factor,
         at="s = 4, d = 128, L = 4 L0: (s^2 - s + 1)^(d/(d-2)) against s^(d/(d-2))",
         margin=1,
         by="one whole unit of the base factor",
@@ -521,16 +615,14 @@ def _stale_keys(wit: Witness) -> None:
     # "Keys cached while the base grows keep the score a function of the offset."
     # Keys from a 4096-token prompt (base b), queries turned with the base of their
     # own length m + 1: (4200, 200) and (4300, 300), both at offset -4000.
+    # The two scores are stale_1 and stale_2 of step 6, checked there against posenc.
     with mpmath.workdps(DIGITS):
-        train, width = INPUTS["train_length"], INPUTS["head_dim"]
-        cached = mp_ladder(10000, width)
         values = []
         for qpos, kpos in (
             (INPUTS["stale_query_1"], INPUTS["stale_key_1"]),
             (INPUTS["stale_query_2"], INPUTS["stale_key_2"]),
         ):
-            own = mp_ladder(mp_base(10000, 4, qpos + 1, train, width), width)
-            values.append(ones_score(own, cached, qpos, kpos))
+            values.append(stale_score(qpos, kpos))
         wit.differs(
             sp.Float(mpmath.nstr(values[0], 50), 50),
             sp.Float(mpmath.nstr(values[1], 50), 50),
@@ -546,9 +638,7 @@ def _one_cache_for_all(wit: Witness) -> None:
     # every length is the same model" (what vLLM#5093 found vLLM doing). At L = L0
     # dynamic NTK uses b; the single cache uses b 13^(64/63). Their slowest pairs turn
     # at speeds in the ratio 1/13, exactly.
-    big, power = sp.Integer(10000), sp.Rational(128, 126)
-    slowest = -sp.Rational(126, 128)  # the exponent -(d-2)/d of pair d/2 - 1
-    ratio = (big * sp.Integer(13) ** power) ** slowest / big**slowest
+    ratio = single_cache_ratio()  # checked to be 1/13 in step 3
     wit.differs(
         ratio,
         1,
