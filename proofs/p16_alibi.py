@@ -259,9 +259,10 @@ def checks(rec: Recorder) -> None:
     # arithmetic; for H = 8 they are 1/2^h exactly; and posenc.alibi_bias is
     # -m_h (i - j), exactly for H = 8 (powers of two times integers), and as one
     # correctly rounded product of the slope and j - i for H = 12.
-    wrong = 0
+    wrong = compared = 0
     for heads in HEAD_COUNTS:
         got = alibi_slopes(heads).tolist()
+        compared += len(got)
         wrong += len(got) != heads
         wrong += sum(
             int(not rounded_correctly(v, Fraction(int(q.p), int(q.q))))
@@ -272,6 +273,25 @@ def checks(rec: Recorder) -> None:
         wrong,
         0,
         scope="every H = 1..128, every head; exact integer comparison of powers",
+    )
+    rec.exact(
+        "the check above compared 8256 slopes: H heads for every H = 1..128",
+        compared,
+        8256,  # 1 + 2 + ... + 128 = 128 * 129 / 2
+        scope="the number of slopes that the count of failures above ran over",
+    )
+    # The integer test is sharp: it rejects both float64 neighbours of each slope of
+    # 12 heads (integer exponents, r = 1, and half-integer ones, r = 2).
+    rec.exact(
+        "the nearest-float64 test rejects both neighbours of each slope of 12 heads (count "
+        "accepted)",
+        sum(
+            int(rounded_correctly(math.nextafter(v, toward), Fraction(int(q.p), int(q.q))))
+            for v, q in zip(alibi_slopes(12).tolist(), exponents(12), strict=True)
+            for toward in (0.0, math.inf)
+        ),
+        0,
+        scope="H = 12, the 24 float64 neighbours of the library's slopes",
     )
     length = 64
     where = np.arange(length)
@@ -346,15 +366,15 @@ def checks(rec: Recorder) -> None:
     def weight(distance):
         return sp.exp(a - m * distance) / sp.Sum(sp.exp(a - m * (i - k)), (k, 0, i))
 
+    # The ratio is r^d with r = e^(-m): the weights form a geometric row.
+    r = sp.exp(-m)
     rec.identity(
-        "equal content scores: weight(distance d) / weight(distance 0) = e^(-m d)",
-        weight(d) / weight(0) - sp.exp(-m * d),
+        "equal content scores: weight(distance d) / weight(distance 0) = e^(-m d) = r^d",
+        weight(d) / weight(0) - r**d,
         scope="every row i, distance d, slope m > 0 and content score a",
     )
-    # The weights form a geometric row, r = e^(-m): (1 - r) sum_{t=D}^{i} r^t
-    # telescopes to r^D - r^(i+1). Divided by the whole row (D = 0), the keys at
-    # distance D or more hold (r^D - r^(i+1)) / (1 - r^(i+1)).
-    r = sp.exp(-m)
+    # (1 - r) sum_{t=D}^{i} r^t telescopes to r^D - r^(i+1). Divided by the whole row
+    # (D = 0), the keys at distance D or more hold (r^D - r^(i+1)) / (1 - r^(i+1)).
     t = sp.Symbol("t", integer=True, nonnegative=True)
     rec.identity(
         "(1 - r)(r^D + r^(D+1) + ... + r^i) = r^D - r^(i+1), r = e^(-m)",
@@ -369,7 +389,9 @@ def checks(rec: Recorder) -> None:
         scope="every i, D and slope m > 0",
     )
     # The weight relative to the diagonal is e^(-1) at d = 1/m_h: 2^h for H = 8.
+    reaches = 0
     for h, slope in enumerate(eight, start=1):
+        reaches += 1
         rec.exact(
             f"H = 8, head {h}: e^(-1) of the diagonal's weight at distance 1/m_h = 2^{h}",
             1 / slope,
@@ -377,6 +399,12 @@ def checks(rec: Recorder) -> None:
             scope=f"H = 8, h = {h}, exact",
             quantity=f"reach_{h}",
         )
+    rec.exact(
+        "the reaches above are checked for all 8 heads of H = 8",
+        reaches,
+        8,
+        scope="the number of heads of the reach checks",
+    )
     low, high = exp_minus_one()
     beyond = Show(sig=2, percent=True)
     # The quantities bound are the midpoints of the enclosures: exact rationals
@@ -412,6 +440,13 @@ def checks(rec: Recorder) -> None:
     # end of the enclosure of e^(-1).
     length = INPUTS["reach_row"] + 1
     rows = alibi_bias(length, 8)[:, -1, :]  # (8, L): query 512, keys 0..512
+    rec.exact(
+        "the row read is query 512 over keys 0..512: key 0 has bias -512/2^h (count of heads "
+        "where not)",
+        sum(int(Fraction(float(rows[h - 1, 0])) != Fraction(-512, 2**h)) for h in range(1, 9)),
+        0,
+        scope="H = 8, alibi_bias(513, 8), key 0 of the row read, exact rationals",
+    )
     weights = softmax(rows)  # (8, L)
     shares, closed = [], []
     with mpmath.workdps(50):
@@ -457,9 +492,16 @@ def checks(rec: Recorder) -> None:
         quantity="fp16_changed_12",
     )
     rec.exact(
-        "the nearest multiple of 2^-11 to 2^(-1/2) is 1448/2048: 1447.5^2 < 2^21 < 1448.5^2",
-        int(Fraction(2895, 2) ** 2 < 2**21 < Fraction(2897, 2) ** 2),
-        1,
+        "the nearest multiple of 2^-11 to 2^(-1/2) is 1448/2048: 1447.5^2 < 2^21 < 1448.5^2, "
+        "2^21 - 1447.5^2 = 7583/4",
+        2**21 - Fraction(2895, 2) ** 2,
+        Fraction(7583, 4),
+        scope="exact rationals",
+    )
+    rec.exact(
+        "... and 1448.5^2 - 2^21 = 4001/4 > 0",
+        Fraction(2897, 2) ** 2 - 2**21,
+        Fraction(4001, 4),
         scope="exact rationals",
     )
     stored = Fraction(float(np.float16(alibi_slopes(12)[8])))
@@ -512,7 +554,9 @@ def checks(rec: Recorder) -> None:
         0,
         scope="H = 6, exact rationals",
     )
+    sixes = 0
     for h, (got, want) in enumerate(zip(alibi_slopes(6).tolist(), stated, strict=True), 1):
+        sixes += 1
         rec.exact(
             f"H = 6, head {h}: posenc.alibi_slopes(6) gives {want} exactly",
             Fraction(got),
@@ -521,6 +565,12 @@ def checks(rec: Recorder) -> None:
             quantity=f"six_{h}",
             show=Show(style="fraction"),
         )
+    rec.exact(
+        "the six-head answer checks all 6 heads",
+        sixes,
+        6,
+        scope="the number of heads of the six-head checks",
+    )
 
     # Step 10. The figure draws what the page describes: fig_alibi's default head
     # count, and the row of its right panel, are the inputs the checks above use.
@@ -545,12 +595,10 @@ def _twelve_as_a_power_of_two(wit: Witness) -> None:
     # "For 12 heads the slopes are 2^(-8h/12)." Head 3: that series gives
     # 2^(-24/12) = 1/4; the reference code gives 2^(-3) = 1/8.
     naive = sp.Integer(2) ** sp.Rational(-8 * 3, 12)
-    wit.differs(
-        naive,
-        closed_slopes(12)[2],
-        at="H = 12, head 3: 2^(-8*3/12) against the reference code's slope",
-        margin=0,
-        by="exact rationals, against a claim of exact equality",
+    wit.exact(
+        (naive, closed_slopes(12)[2]) == (sp.Rational(1, 4), sp.Rational(1, 8)),
+        at="H = 12, head 3: 2^(-8*3/12) = 1/4, but the reference code's slope is 1/8 "
+        "(exact rationals)",
     )
 
 
@@ -570,12 +618,11 @@ def _float16_slopes(wit: Witness) -> None:
     # moves by about 0.15, a factor e^0.15 in that key's weight.
     far = INPUTS["fp16_distance"]
     stored = sp.Rational(Fraction(float(np.float16(alibi_slopes(12)[8]))))
-    wit.differs(
-        -far * stored,
-        -far * closed_slopes(12)[8],
-        at="H = 12, head 9, distance 2048: bias with the float16 slope against -2048 m_9",
-        margin=sp.Rational(1, 10),
-        by="a tenth of a logit",
+    wit.exact(
+        sp.floor(100 * ((-far * stored) - (-far * closed_slopes(12)[8]))) == 15,
+        at="H = 12, head 9, distance 2048: the bias with the float16 slope, -2048 * 181/256, "
+        "exceeds -2048 m_9 = -1024 sqrt 2 by 1024 sqrt 2 - 1448 = 0.15..., over a tenth of "
+        "a logit (exact: floor(100 * difference) = 15)",
     )
 
 
