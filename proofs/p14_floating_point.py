@@ -151,21 +151,35 @@ def checks(rec: Recorder) -> None:
     # p bits, and 2^p is a power of two.) Both facts are built unevaluated, so
     # SymPy has to evaluate the substitution and the remainder to reach 0.
     e = sp.Symbol("e", integer=True)
+    number, odd = m * 2 ** (e - p + 1), 2**p + 1
     rec.identity(
-        "with exponent e = p, a number m 2^(e - p + 1) is even: its remainder mod 2 is 0",
-        sp.Subs(sp.Mod(m * 2 ** (e - p + 1), 2), e, p),
+        "with exponent e = p, the number m 2^(e - p + 1) is 2m",
+        sp.Subs(number, e, p) - 2 * m,
         scope="every integer p >= 1 and integer significand m",
     )
     rec.identity(
+        "with exponent e = p, a number m 2^(e - p + 1) is even: its remainder mod 2 is 0",
+        sp.Subs(sp.Mod(number, 2), e, p),
+        scope="every integer p >= 1 and integer significand m",
+    )
+    rec.exact(
+        "the odd number below is 2^p + 1: at p = 8 it is 257",
+        odd.subs(p, 8),
+        257,
+        scope="p = 8 (bfloat16)",
+    )
+    rec.identity(
         "2^p + 1 is odd: its remainder mod 2 is 1",
-        sp.Add(sp.Mod(2**p + 1, 2, evaluate=False), -1, evaluate=False),
+        sp.Add(sp.Mod(odd, 2, evaluate=False), -1, evaluate=False),
         scope="every integer p >= 1",
     )
 
     # Step 2. Every integer up to the limit, converted and converted back: the
     # first one that does not survive is 2^p + 1 (float16 and float32 by NumPy,
     # bfloat16 by posenc.precision's bit-level rounding), as FACTS states.
+    formats_checked = 0
     for name, bits, limit in FORMATS:
+        formats_checked += 1
         first = first_inexact_integer(name, 2**bits + 2)
         rec.exact(
             f"{name}: the first integer that does not survive the round trip is 2^{bits} + 1",
@@ -183,6 +197,12 @@ def checks(rec: Recorder) -> None:
             quantity=f"{name}_limit",
             show=Show(),
         )
+    rec.exact(
+        "the round trip above ran for all three formats",
+        formats_checked,
+        3,
+        scope="bfloat16, float16, float32",
+    )
     largest_half = np.finfo(np.float16).max
     rec.exact(
         "the largest float16 is (2 - 2^-10) 2^15",
@@ -193,14 +213,22 @@ def checks(rec: Recorder) -> None:
         show=Show(),
     )
     largest_bf16 = (2 - Fraction(1, 2**7)) * Fraction(2) ** 127
+    ten_38 = 10**38
     rec.exact(
         "the largest bfloat16, (2 - 2^-7) 2^127, exceeds 10^38: float32's range",
         largest_bf16,
-        10**38,
+        ten_38,
         relation=">",
         scope="8-bit exponent of float32, 8 significant bits",
         quantity="bfloat16_max",
         show=Show(sig=2),
+    )
+    rec.band(
+        "it is 3.4 10^38 to two digits",
+        largest_bf16 / ten_38,
+        low=Fraction(335, 100),
+        high=Fraction(345, 100),
+        scope="(2 - 2^-7) 2^127 / 10^38, exact",
     )
     rec.exact(
         "posenc.precision.to_bfloat16 keeps (2 - 2^-7) 2^127 finite and exact",
@@ -214,8 +242,19 @@ def checks(rec: Recorder) -> None:
     # and on the halfway cases around the integers of Step 2.
     rng = np.random.default_rng(14)
     samples = rng.integers(0, 2**32, size=3000, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    rec.exact(
+        "the random bit patterns cover the exponent range: more than 200 binary exponents",
+        len(set(np.frexp(samples[np.isfinite(samples)])[1].tolist())),
+        200,
+        relation=">",
+        scope="3000 random float32 bit patterns, finite ones; float32 has 277 exponents",
+    )
     samples = np.concatenate(
-        [samples[np.isfinite(samples)], np.arange(250, 270, 0.5, dtype=np.float32)]
+        [
+            samples[np.isfinite(samples)],
+            np.arange(250, 270, 0.5, dtype=np.float32),
+            np.array([np.finfo(np.float32).max], dtype=np.float32),  # rounds up to infinity
+        ]
     )
     rounded = precision.to_bfloat16(samples).astype(np.float64).tolist()
     mismatches = sum(
@@ -226,7 +265,8 @@ def checks(rec: Recorder) -> None:
         "posenc.precision.to_bfloat16 rounds to nearest, ties to even",
         mismatches,
         0,
-        scope=f"{samples.size} float32 values: random bit patterns and 250..269.5 by halves",
+        scope=f"{samples.size} float32 values: random bit patterns, 250..269.5 by halves "
+        "and the largest float32",
     )
 
     # Step 4. How a small error in the frequency grows with the position. If
@@ -277,6 +317,18 @@ def checks(rec: Recorder) -> None:
     # columns, at sampled positions. The page
     # states these values; each is checked from both sides by a band, and the
     # growth from one decade to the next is checked as its own quantity.
+    rec.exact(
+        "the middle positions start at 10^4",
+        int(MIDDLE[0]),
+        10**4,
+        scope=f"{len(MIDDLE)} positions log-spaced up to {MIDDLE[-1]}",
+    )
+    rec.exact(
+        "the positions near 10^6 end at 10^6 + 7 * 37 = 10^6 + 259",
+        int(NEAR_A_MILLION[-1]),
+        10**6 + 259,
+        scope=f"{NEAR_A_MILLION.size} positions {NEAR_A_MILLION[0]} + 37 j",
+    )
     speeds = exact_speeds(WIDTH)
     small, _, _ = errors(tutorial_rows(SMALL), SMALL, speeds)
     rec.band(
@@ -386,15 +438,30 @@ def checks(rec: Recorder) -> None:
         quantity="power_worst_ulps",
         show=Show(sig=2, rounding="up"),
     )
-    index, _, value = worst_512
+    rec.band(
+        "the largest power error is a visible fraction of an ulp (rounding leaves up to 1/2)",
+        max(pow_ulps),
+        low=0.25,
+        high=1.0,
+        samples=len(pow_ulps),
+        scope="d = 64, 128, .., 4096, every pair; in ulps, mpmath 30 digits",
+    )
+    index, worst_ulps, value = worst_512
+    whole = _whole_ulps(WIDTH, index, value)
     rec.exact(
         f"at d = {WIDTH} the worst exp/log frequency is at least 5 whole ulps off",
-        _whole_ulps(WIDTH, index, value),
+        whole,
         5,
         relation=">=",
         scope=f"d = {WIDTH}, i = {index}; rational powers compared exactly",
         quantity="exp_log_whole_ulps_512",
         show=Show(),
+    )
+    rec.exact(
+        "the exact count is the whole part of the mpmath measurement of that frequency",
+        whole,
+        math.floor(worst_ulps),
+        scope=f"d = {WIDTH}, i = {index}; the same ulp on both sides",
     )
     odd_width = INPUTS["width_768"]
     two_i = np.arange(0, odd_width, 2)
@@ -419,7 +486,15 @@ def checks(rec: Recorder) -> None:
     # Proposition 8 used as an algorithm) stays within one float32 ulp, even
     # where the tutorial's formula has lost two decimal digits.
     table_ulps = []
-    for start in rng.integers(0, 2**24 - 8, size=24):
+    starts = rng.integers(0, 2**24 - 8, size=24)
+    rec.exact(
+        "the sampled positions reach past 10^6, where the tutorial's error is of order 10^-1",
+        int(starts.max()),
+        10**6,
+        relation=">",
+        scope="24 random starts below 2^24 - 8 (seed 14)",
+    )
+    for start in starts:
         rows = sinusoidal(2, 64, start=int(start), dtype=np.float32)  # (2, 64)
         for r, row in enumerate(rows.tolist()):
             for i, speed in enumerate(exact_speeds(64)):
@@ -434,6 +509,14 @@ def checks(rec: Recorder) -> None:
         scope="width 64, 48 random positions below 2^24, every column; in ulps, mpmath",
         quantity="posenc_float32_worst_ulps",
         show=Show(sig=2, rounding="up"),
+    )
+    rec.band(
+        "its largest error is a visible fraction of an ulp (one rounding leaves up to 1/2)",
+        max(table_ulps),
+        low=0.25,
+        high=1.0,
+        samples=len(table_ulps),
+        scope="width 64, 48 random positions below 2^24, every column; in ulps, mpmath",
     )
 
     # Step 8. Check yourself: positions 0..4095 stored in float16. Counted
@@ -534,6 +617,11 @@ def _float32_is_accurate(wit: Witness) -> None:
     value = tutorial_row(where)[0, col]
     angle = where * sp.Integer(BASE) ** sp.Rational(-2 * (col // 2), WIDTH)
     true = sp.sin(angle) if col % 2 == 0 else sp.cos(angle)
+    # The true value is confirmed by posenc.sinusoidal in float64 (exactly reduced
+    # angles): a wrong reference would make any entry look far off.
+    reference = sinusoidal(1, WIDTH, start=where, dtype=np.float64)[0, col]
+    if abs(float(true) - reference) > 1e-12:
+        raise ValueError(f"true value {float(true)} is not posenc.sinusoidal's {reference}")
     # Every entry lies in [-1, 1], where a float32 ulp is at most that of 1.
     spacing = sp.Rational(float(precision.ulp(1.0, "float32")))
     wit.differs(
