@@ -115,17 +115,32 @@ def speed_enclosure(index: int, width: int = WIDTH) -> tuple[Fraction, Fraction]
     return Fraction(top, SPEED_DENOMINATOR), Fraction(top + 1, SPEED_DENOMINATOR)
 
 
-def speed_enclosure_holds(index: int, width: int = WIDTH) -> bool:
+def encloses(lo: Fraction, hi: Fraction, index: int, width: int = WIDTH) -> bool:
     """lo^d b^(2i) <= 1 < hi^d b^(2i), exact: so lo <= w_i < hi, as w_i^d = b^(-2i)."""
-    lo, hi = speed_enclosure(index, width)
     power = BASE ** (2 * index)
     return lo**width * power <= 1 < hi**width * power
+
+
+def speed_enclosure_holds(index: int, width: int = WIDTH) -> bool:
+    """The enclosure of :func:`speed_enclosure` holds, decided by :func:`encloses`."""
+    lo, hi = speed_enclosure(index, width)
+    return encloses(lo, hi, index, width)
 
 
 def mp_speed(index: int, width: int = WIDTH) -> mpmath.mpf:
     """w_index at 40 digits."""
     with mpmath.workdps(40):
         return mpmath.power(BASE, mpmath.mpf(-2 * index) / width)
+
+
+def formula_norm(position: int) -> sp.Expr:
+    """|PE(position)|^2 from the formula at d = 512, b = 10000: sin^2 + cos^2 summed over pairs."""
+    p = sp.Integer(position)
+    return sum(
+        sp.sin(p * sp.Integer(BASE) ** sp.Rational(-2 * index, WIDTH)) ** 2
+        + sp.cos(p * sp.Integer(BASE) ** sp.Rational(-2 * index, WIDTH)) ** 2
+        for index in range(WIDTH // 2)
+    )
 
 
 def in_band(
@@ -242,9 +257,11 @@ def checks(rec: Recorder) -> None:
         threshold(2 * L) - threshold(L) - d / 2 * sp.log(2) / sp.log(b),
         scope="all L > 0, b > 0 (b != 1), even d > 0",
     )
+    thresholds = {}
     with mpmath.workdps(40):
         for length in LENGTHS:
             value = WIDTH / 2 * mpmath.log(length / (2 * mpmath.pi)) / mpmath.log(BASE)
+            thresholds[length] = value
             rec.band(
                 f"t_L = (d/2) log_b(L / 2 pi) lies between pairs {first_partly[length] - 1} "
                 f"and {first_partly[length]} (L = {length})",
@@ -257,6 +274,13 @@ def checks(rec: Recorder) -> None:
                 show=Show(decimals=1),
             )
         per_doubling = WIDTH / 2 * mpmath.log(2) / mpmath.log(BASE)
+        rec.close(
+            "the mpmath thresholds step by (d/2) log_b 2 from L = 512 to 1024 to 2048",
+            [thresholds[c] - thresholds[a] for a, c in itertools.pairwise(LENGTHS)],
+            [per_doubling, per_doubling],
+            tol=1e-30,
+            scope="d = 512, b = 10000; mpmath at 40 digits",
+        )
     drops = [PARTLY_SEEN[a] - PARTLY_SEEN[c] for a, c in itertools.pairwise(LENGTHS)]
     # Within one whole pair of every drop: (d/2) log_b 2 lies in
     # [max(drops) - 1, min(drops) + 1].
@@ -301,6 +325,13 @@ def checks(rec: Recorder) -> None:
         scope="d = 512: lo^512 10000^510 <= 1 < hi^512 10000^510, exact integers",
     )
     lo, hi = speed_enclosure(SLOWEST)
+    step = Fraction(1, SPEED_DENOMINATOR)
+    rec.exact(
+        "the same test rejects the neighbouring intervals [lo - 10^-12, lo) and [hi, hi + 10^-12)",
+        int(any((encloses(lo - step, lo, SLOWEST), encloses(hi, hi + step, SLOWEST)))),
+        0,
+        scope="d = 512, pair 255: a control, exact integers",
+    )
     omega = mp_speed(SLOWEST)
     last, twice = LENGTHS[0] - 1, 2 * LENGTHS[0]
     scope = "d = 512, pair 255; mpmath at 40 digits inside exact bounds on w_255 and pi"
@@ -349,6 +380,16 @@ def checks(rec: Recorder) -> None:
             Show(decimals=4),
             scope=scope,
         )
+        slow_rows = [
+            posenc.sinusoidal(1, WIDTH, start=p)[0] for p in (LENGTHS[0] - 1, 2 * LENGTHS[0])
+        ]
+        rec.close(
+            "posenc.sinusoidal's rows 511 and 1024 put pair 255 at (L-1) w_255 and 2L w_255 rad",
+            [last * omega, twice * omega],
+            [mpmath.atan2(row[2 * SLOWEST], row[2 * SLOWEST + 1]) for row in slow_rows],
+            tol=1e-15,
+            scope="d = 512, pair 255, positions 511 and 1024; float64 library vs mpmath",
+        )
 
     # Step 6. Numeric spot check of the identity of step 3 at sampled points.
     rng = np.random.default_rng(10)
@@ -373,11 +414,29 @@ def checks(rec: Recorder) -> None:
     # positions near one million match mpmath and have |PE|^2 = d/2.
     rec.numeric(
         "posenc.wavelengths(512) has the same number of wavelengths above L",
-        [abs(int(np.sum(lam > length)) - PARTLY_SEEN[length]) for length in LENGTHS],
+        [
+            abs(int(np.sum(lam > x)) - PARTLY_SEEN[length])
+            for length in LENGTHS
+            for x in (length - 1, length)
+        ],
         tol=0,
-        scope="d = 512, L in {512, 1024, 2048}, float64 wavelengths",
+        scope="d = 512, L in {512, 1024, 2048}, counted above L - 1 and above L, float64",
     )
     start = INPUTS["far_position"] - 1
+    rec.exact(
+        "the far positions checked below lie past every training length",
+        start,
+        max(LENGTHS),
+        relation=">",
+        scope="positions 999,999..1,000,001 against L = 2048",
+    )
+    rec.close(
+        "the formula's |PE(10^6)|^2 (sin^2 + cos^2 over 256 pairs) equals d/2",
+        formula_norm(INPUTS["far_position"]),
+        WIDTH // 2,
+        tol=1e-30,
+        scope="d = 512, b = 10000, pos = 10^6; SymPy at 50 digits",
+    )
     far = posenc.sinusoidal(3, WIDTH, start=start)  # (3, 512): positions 999999 .. 1000001
     errors = []
     with mpmath.workdps(40):
@@ -449,19 +508,39 @@ def checks(rec: Recorder) -> None:
         scope="every pair i = 0..31, decided exactly",
     )
     rec.quantity("fig_full", width // 2 - partly, show=Show(), by=full)
+    shares = {}
+    title_show = Show(decimals=0, percent=True)  # the figure's titles: whole per cents
     for index in (16, 24):
         low, high = speed_enclosure(index, width)
         with mpmath.workdps(40):
             share = (length - 1) * mp_speed(index, width) / (2 * mpmath.pi)
+        shares[index] = share
         in_band(
             rec,
             f"fig_seen_{index}",
             f"figure: pair {index} has seen (L-1)/lambda_{index}",
             share,
             ((length - 1) * low / (2 * PI_HIGH), (length - 1) * high / (2 * PI_LOW)),
-            Show(decimals=0, percent=True),
+            title_show,
             scope="d = 64, L = 128; mpmath inside exact bounds on w_i and pi",
         )
+    # The page's shares read as the figure's titles do ("seen {:.0%}" of
+    # (L-1)/lambda from posenc.wavelengths).
+    lam_fig = posenc.wavelengths(width)  # (32,)
+    rec.rounds_to(
+        "figure: pair 16's share reads as the figure's title for it",
+        float(shares[16]),
+        f"{(length - 1) / lam_fig[16]:.0%}",
+        show=title_show,
+        scope="d = 64, L = 128; mpmath value vs posenc.wavelengths in the figure's format",
+    )
+    rec.rounds_to(
+        "figure: pair 24's share reads as the figure's title for it",
+        float(shares[24]),
+        f"{(length - 1) / lam_fig[24]:.0%}",
+        show=title_show,
+        scope="d = 64, L = 128; mpmath value vs posenc.wavelengths in the figure's format",
+    )
     landing = []
     with mpmath.workdps(40):
         for index, expect_new in new.items():
@@ -474,7 +553,8 @@ def checks(rec: Recorder) -> None:
                 elif sweep < 2 * mpmath.pi:
                     landing.append(float(max(0, angle - sweep)))
                 else:
-                    landing.append(0.0)  # the whole circle was seen
+                    # the whole circle was seen: 0 as long as sweep >= 2 pi
+                    landing.append(float(max(0, 2 * mpmath.pi - sweep)))
     rec.numeric(
         "figure: 2L and 4L land on the seen arc for pairs 6 and 12, past it for 16 and 24",
         landing,
@@ -577,14 +657,9 @@ def _stops_at_length(wit: Witness) -> None:
     # "Past the training length the sinusoidal code has nothing to offer, like a
     # learned table with L rows": no vector there, squared length 0. The formula
     # at pos = 10^6 is a unit vector on every pair: |PE(10^6)|^2 = d/2, not 0.
-    p = sp.Integer(INPUTS["far_position"])
-    norm = sum(
-        sp.sin(p * sp.Integer(BASE) ** sp.Rational(-2 * index, WIDTH)) ** 2
-        + sp.cos(p * sp.Integer(BASE) ** sp.Rational(-2 * index, WIDTH)) ** 2
-        for index in range(WIDTH // 2)
-    )
+    # formula_norm is pinned to d/2 at this position by a check of step 7.
     wit.differs(
-        norm,
+        formula_norm(INPUTS["far_position"]),
         0,
         at="d = 512, b = 10000, pos = 10^6, |PE(pos)|^2 from the formula",
         margin=1,
