@@ -218,19 +218,41 @@ def _edge_scores() -> tuple[sp.Expr, sp.Expr, sp.Expr]:
     return score(K, keys), score(beyond, keys), score(beyond, None)
 
 
+def _value_row(rec: Recorder, i: int, got: sp.Expr) -> None:
+    """Step 4's row i: the first entry of z_i - x W_V is the mean offset 1 - i."""
+    rec.exact(
+        f"a^K = 0, a^V_r = (r, 0, 0, 0), constant tokens: z_{i} - x W_V has first entry {1 - i}",
+        got,
+        1 - i,
+        scope="n = 3, k = 2, d = 4, x = (1, 2, 0, 1), W_Q = W_K = W_V = I; exact",
+        quantity=f"value_row_{i}",
+        show=Show(),
+    )
+
+
 def checks(rec: Recorder) -> None:
     # Step 1. The two tails of clip. An offset t > 0 past k is clipped to k, and
     # one t below -k to -k, for every k >= 0: min(k, k + t) = k and
     # max(-k, k) = k, because k >= 0.
-    rec.identity(
-        "clip(k + t, k) = k: every offset above k gets the edge vector a_k",
-        clip(k + t, k) - k,
-        scope="every integer k >= 0 and t >= 1",
+    tails = (
+        rec.identity(
+            "clip(k + t, k) = k: every offset above k gets the edge vector a_k",
+            clip(k + t, k) - k,
+            scope="every integer k >= 0 and t >= 1",
+        ),
+        rec.identity(
+            "clip(-k - t, k) = -k: every offset below -k gets a_(-k)",
+            clip(-k - t, k) + k,
+            scope="every integer k >= 0 and t >= 1",
+        ),
     )
-    rec.identity(
-        "clip(-k - t, k) = -k: every offset below -k gets a_(-k)",
-        clip(-k - t, k) + k,
-        scope="every integer k >= 0 and t >= 1",
+    # clip is built unevaluated so that these are proofs: had SymPy evaluated
+    # min or max on sight, a tail would cancel as written (a definition).
+    rec.exact(
+        "both tails are proved by evaluating min and max (count of tail identities)",
+        sum(int(check.kind == "identity") for check in tails),
+        2,
+        scope="the two tail checks just made",
     )
     # Inside the window clip is the identity: for |r| <= k, min(k, r) = r and
     # max(-k, r) = r. Checked offset by offset for k = 0..12. The offsets
@@ -270,9 +292,10 @@ def checks(rec: Recorder) -> None:
     # step 1 puts every value in that set and hits each of its members. Counted
     # exactly for k = 0..12 over the offsets -3k - 5 .. 3k + 5 (which include both
     # tails), with the library's posenc.shaw_index = clip + k against the rule.
-    wrong_image, wrong_index = 0, 0
+    wrong_image, wrong_index, compared = 0, 0, 0
     for lim in range(INPUTS["largest_k"] + 1):
         offsets = range(-3 * lim - 5, 3 * lim + 6)
+        compared += len(offsets)
         image = {int(clip(sp.Integer(o), sp.Integer(lim)).doit()) for o in offsets}
         wrong_image += image != set(range(-lim, lim + 1))
         rows = shaw_index(np.array(list(offsets)), lim).tolist()
@@ -290,6 +313,15 @@ def checks(rec: Recorder) -> None:
         wrong_index,
         0,
         scope="k = 0..12, offsets -3k - 5 .. 3k + 5; count of wrong rows",
+    )
+    # The two counts above are over every k = 0..12 and every offset: the 6k + 11
+    # offsets of each k add up to (12 + 1)(3 * 12 + 11) = 611.
+    rec.exact(
+        "the image and the rows were counted over every k = 0..12 and every offset "
+        "(number of offsets compared)",
+        compared,
+        (largest + 1) * (3 * largest + 11),
+        scope="k = 0..12, offsets -3k - 5 .. 3k + 5; sum of 6k + 11 in closed form",
     )
     image = {int(clip(sp.Integer(o), sp.Integer(K)).doit()) for o in range(-20, 21)}
     rec.exact(
@@ -359,16 +391,9 @@ def checks(rec: Recorder) -> None:
     xs = _constant_sequence()
     out = shaw_layer(xs, _I4, _I4, _I4, zeros(K, 4), _ramp(K), K)
     read = [sp.nsimplify(sp.simplify((out.row(i) - xs.row(i))[0, 0])) for i in range(3)]
-    for i, got in enumerate(read):
-        rec.exact(
-            f"a^K = 0, a^V_r = (r, 0, 0, 0), constant tokens: z_{i} - x W_V has first "
-            f"entry {1 - i}",
-            got,
-            1 - i,
-            scope="n = 3, k = 2, d = 4, x = (1, 2, 0, 1), W_Q = W_K = W_V = I; exact",
-            quantity=f"value_row_{i}",
-            show=Show(),
-        )
+    _value_row(rec, 0, read[0])
+    _value_row(rec, 1, read[1])
+    _value_row(rec, 2, read[2])
     rec.exact(
         "so z_0 and z_2 differ although the tokens are equal and a^K = 0",
         read[0] - read[2],
@@ -396,6 +421,12 @@ def checks(rec: Recorder) -> None:
         show=Show(),
         scope="k = 2, d = 4, x_0 = (1, 1, 0, 0), t = (0, 1, 1, 0), a^K_k = (1, 0, 0, 0), "
         "W_Q = W_K = I",
+    )
+    rec.exact(
+        "that score is x_0 (t + a^K_k)^T / sqrt(4) = (1 * 1 + 1 * 1) / 2 = 1, worked by hand",
+        past_edge,
+        1,
+        scope="k = 2, d = 4, x_0 = (1, 1, 0, 0), t + a^K_2 = (1, 1, 1, 0), W_Q = W_K = I",
     )
 
     # Step 6. Relation to Proposition 1. With a^K = a^V = 0 the layer is plain
@@ -507,8 +538,8 @@ def _k_offsets(wit: Witness) -> None:
         len(rows),
         K,
         at="k = 2, offsets -20..20: distinct rows of posenc.shaw_index",
-        margin=0,
-        by="exact integers",
+        margin=K,
+        by="exact integers: 2k + 1 rows against the k claimed, a gap of k + 1 > k",
     )
 
 
