@@ -84,6 +84,14 @@ T5_CAUSAL = Config(f"causal {BUCKETS}/{TOP}", False, BUCKETS, TOP)
 WIDE = Config(f"bidirectional {WIDE_BUCKETS}/{TOP}", True, WIDE_BUCKETS, TOP)
 FAR = Config(f"bidirectional {BUCKETS}/{FAR_TOP}", True, BUCKETS, FAR_TOP)
 CONFIGS = (T5, T5_CAUSAL, WIDE, FAR)
+# Where each scheme's last bucket begins, ceil(2^(t - c/a)) (page, step 3): the
+# exponent from the page's (a, s, t) = (8, 3, 7), (16, 4, 7), (16, 4, 7), (8, 3, 8).
+LAST_EDGE = {
+    "bi": Fraction(13, 2),
+    "causal": Fraction(109, 16),
+    "wide": Fraction(109, 16),
+    "far": Fraction(59, 8),
+}
 
 # Symbols, declared once: a distance n > 0; the powers of two e = 2^s, M = 2^t
 # (t > s >= 1 integers) and the a = h - e logarithmic buckets.
@@ -203,29 +211,30 @@ def checks(rec: Recorder) -> None:
     # a log2 n - a s (a s an integer) the floor of step 1 is therefore
     # (bitlength(n^a) - 1 - a s) // c. The first fact is the argument's; here it
     # is checked on a grid of rationals, the second on every n^a used below.
-    wrong = sum(
-        int(math.floor(Fraction(p, q) / c) != math.floor(Fraction(math.floor(Fraction(p, q)), c)))
+    agree = sum(
+        int(math.floor(Fraction(p, q) / c) == math.floor(Fraction(math.floor(Fraction(p, q)), c)))
         for p in range(-90, 91)
         for q in range(1, 8)
         for c in range(1, 7)
     )
     rec.exact(
         "floor(y / c) = floor(floor(y) / c)",
-        wrong,
-        0,
-        scope="y = p/q with p = -90..90, q = 1..7, and c = 1..6 (count of mismatches)",
+        agree,
+        181 * 7 * 6,
+        scope="y = p/q with p = -90..90, q = 1..7, and c = 1..6 (count of agreements, "
+        "all 7602 pairs)",
     )
-    wrong = 0
+    held = 0
     for cfg in CONFIGS:
         a_ = exponents(cfg)[0]
         for d in range(cfg.exact, REACH + 1):
             big = d**a_
-            wrong += int(not 2 ** (big.bit_length() - 1) <= big < 2 ** big.bit_length())
+            held += int(2 ** (big.bit_length() - 1) <= big < 2 ** big.bit_length())
     rec.exact(
         "2^(bitlength(N) - 1) <= N < 2^bitlength(N) for N = n^a",
-        wrong,
-        0,
-        scope="each configuration's a, every n = e..2048 (count of failures)",
+        held,
+        4 * 2049 - (8 + 16 + 16 + 8),  # n = e..2048 for e = 8, 16, 16, 8
+        scope="each configuration's a, every n = e..2048 (count of the n where it holds, 8148)",
     )
 
     # Step 3. Numeric spot check of steps 1 and 2: the real value of T5's
@@ -250,23 +259,39 @@ def checks(rec: Recorder) -> None:
         errors,
         tol=1e-40,
         scope="each configuration, every n = e..4 max_distance; mpmath at 50 digits",
+        samples=505 + 497 + 497 + 1017,  # n = e..4M: (8, 128), (16, 128), (16, 128), (8, 256)
     )
 
     # Step 4. The library computes what is proven: posenc.relative.t5_bucket
     # equals the integer formula at every offset from -2048 to 2048 (16 times
     # max_distance for T5) and at offsets far beyond.
-    offsets = list(range(-REACH, REACH + 1)) + [x * sign for x in HUGE for sign in (1, -1)]
-    mismatched = sum(
-        int(got != bucket(x, cfg))
+    far = [x * sign for x in HUGE for sign in (1, -1)]
+    offsets = list(range(-REACH, REACH + 1)) + far
+    agree = sum(
+        int(got == bucket(x, cfg))
         for cfg in CONFIGS
         for x, got in zip(offsets, library(offsets, cfg), strict=True)
     )
     rec.exact(
         "posenc.relative.t5_bucket(r) = the integer formula",
-        mismatched,
-        0,
+        agree,
+        4 * (4097 + 6),  # four configurations, offsets -2048..2048 and six far ones
         scope="the four configurations; every offset -2048..2048 and +-10^6, +-2^40, +-2^62 "
-        "(count of mismatches)",
+        "(count of agreements: all 16412)",
+    )
+    # Beyond max_distance every distance shares the last bucket of its side, h - 1 on
+    # the past side: the formula's cap, here at the far offsets -10^6, -2^40, -2^62.
+    capped = sum(
+        int(got == cfg.half - 1)
+        for cfg in CONFIGS
+        for got in library([x for x in far if x < 0], cfg)
+    )
+    rec.exact(
+        "the far offsets before the query are in the last bucket, h - 1, of every configuration",
+        capped,
+        4 * 3,
+        scope="offsets -10^6, -2^40, -2^62 through posenc.relative.t5_bucket, the four "
+        "configurations (count of those in bucket h - 1)",
     )
 
     # Step 5. Which distances share a bucket. The first distance of each
@@ -280,14 +305,15 @@ def checks(rec: Recorder) -> None:
         mine = first_distance_of(cfg, past(cfg))
         scanned = library([-d for d in range(REACH + 1)], cfg)  # by distance 0..REACH
         theirs = first_distance_of(cfg, scanned)
-        bad = sum(
-            int(mine.get(e + q) != r) + int(theirs.get(e + q) != r) for q, r in enumerate(roots)
+        good = sum(
+            int(mine.get(e + q) == r) + int(theirs.get(e + q) == r) for q, r in enumerate(roots)
         )
         rec.exact(
             f"{cfg.name}: bucket e + q begins at ceil(2^((a s + q c) / a)), formula and library",
-            bad,
-            0,
-            scope=f"buckets {e}..{h - 1}; first distance among 0..2048 (count of mismatches)",
+            good,
+            2 * (h - e),
+            scope=f"buckets {e}..{h - 1}; first distance among 0..2048 (count of matches, "
+            "formula and library, two per bucket)",
         )
         if cfg in (T5, T5_CAUSAL):
             last = {value: distance for distance, value in enumerate(scanned)}
@@ -311,30 +337,39 @@ def checks(rec: Recorder) -> None:
                         quantity=f"{tag}_end_{e + q}",
                         show=Show(),
                     )
+        last_start = roots[-1]
+        with mpmath.workdps(50):
+            power = mpmath.mpf(LAST_EDGE[tag].numerator) / LAST_EDGE[tag].denominator
+            edge = int(mpmath.ceil(mpmath.mpf(2) ** power))
         rec.exact(
-            f"{cfg.name}: the last bucket begins at distance {roots[-1]}, below max_distance",
-            roots[-1],
-            cfg.max_distance,
-            relation="<",
-            scope="the integer root of the last bucket",
+            f"{cfg.name}: the last bucket begins at distance ceil(2^({LAST_EDGE[tag]}))",
+            last_start,
+            edge,
+            scope="the integer root of the last bucket against 2^(t - c/a) with the page's "
+            "(a, s, t) for this scheme, mpmath at 50 digits",
             quantity=f"{tag}_last_start",
             show=Show(),
         )
-        beyond = sum(int(v != h - 1) for v in past(cfg)[roots[-1] :])
         rec.exact(
-            f"{cfg.name}: every distance from {roots[-1]} to 2048 is in the last bucket, {h - 1}",
-            beyond,
-            0,
-            scope="distances last start..2048 (count of others)",
+            f"{cfg.name}: the last bucket begins at distance {last_start}, below max_distance",
+            last_start,
+            cfg.max_distance,
+            relation="<",
+            scope="the integer root of the last bucket",
         )
-    half_steps = sum(
-        int(r * r < 2 ** (6 + q) or (r - 1) ** 2 >= 2 ** (6 + q)) for q, r in enumerate(starts(T5))
-    )
+        beyond = sum(int(v == h - 1) for v in past(cfg)[last_start:])
+        rec.exact(
+            f"{cfg.name}: every distance from {last_start} to 2048 is in the last bucket, {h - 1}",
+            beyond,
+            REACH + 1 - last_start,
+            scope="distances last start..2048 (count of those in the last bucket: all of them)",
+        )
+    half_steps = sum(int(r == math.isqrt(2 ** (6 + q) - 1) + 1) for q, r in enumerate(starts(T5)))
     rec.exact(
-        "bidirectional 32/128: bucket 8 + q begins at ceil(2^(3 + q/2)): r^2 >= 2^(6+q) > (r-1)^2",
+        "bidirectional 32/128: bucket 8 + q begins at ceil(2^(3 + q/2)) = isqrt(2^(6+q) - 1) + 1",
         half_steps,
-        0,
-        scope="q = 0..7 (count of failures)",
+        8,
+        scope="q = 0..7 (count of the roots of step 3 equal to the integer square root's ceiling)",
     )
 
     # Step 6. The exact range: distances below e each have a bucket no other
@@ -355,9 +390,9 @@ def checks(rec: Recorder) -> None:
         )
     rec.exact(
         "bidirectional 32/128: the future side is exact below 8 as well (r and -r mirror)",
-        sum(int(bucket(d, T5) - T5.half != bucket(-d, T5)) for d in range(1, REACH + 1)),
-        0,
-        scope="distances 1..2048: bucket(r) = 16 + bucket(-r) (count of failures)",
+        sum(int(bucket(d, T5) - T5.half == bucket(-d, T5)) for d in range(1, REACH + 1)),
+        2048,
+        scope="distances 1..2048: bucket(r) = 16 + bucket(-r) (count of the r where it holds)",
     )
 
     # Step 7. The buckets in use. A future offset has distance >= 1, so the
@@ -382,9 +417,9 @@ def checks(rec: Recorder) -> None:
     )
     rec.exact(
         "causal 32/128: every key after the query is in bucket 0, with offset 0",
-        sum(bucket(r, T5_CAUSAL) for r in range(0, REACH + 1)),
-        0,
-        scope="offsets 0..2048 (sum of the buckets)",
+        sum(int(bucket(r, T5_CAUSAL) == 0) for r in range(0, REACH + 1)),
+        2049,
+        scope="offsets 0..2048 (count of those in bucket 0: all 2049)",
     )
 
     # Step 8. Causal against bidirectional. The decoder's past is the encoder's
@@ -392,9 +427,9 @@ def checks(rec: Recorder) -> None:
     # same 32 buckets the two differ from distance 9 on.
     rec.exact(
         "causal 32/128 = bidirectional 64/128 on every offset <= 0",
-        sum(int(bucket(-d, T5_CAUSAL) != bucket(-d, WIDE)) for d in range(REACH + 1)),
-        0,
-        scope="offsets 0, -1, ..., -2048 (count of mismatches)",
+        sum(int(bucket(-d, T5_CAUSAL) == bucket(-d, WIDE)) for d in range(REACH + 1)),
+        2049,
+        scope="offsets 0, -1, ..., -2048 (count of agreements: all 2049)",
     )
     first = min(d for d in range(REACH + 1) if bucket(-d, T5_CAUSAL) != bucket(-d, T5))
     rec.exact(
@@ -518,25 +553,24 @@ def _query_minus_key(wit: Witness) -> None:
 
 def _causal_is_restricted(wit: Witness) -> None:
     # "The causal variant is the bidirectional one restricted to the past."
-    wit.differs(
-        bucket(-12, T5_CAUSAL),
-        bucket(-12, T5),
+    # Each bucket is also read off the integer roots on the past side (from_edges),
+    # so the witness holds only for the offset -12 of both schemes.
+    causal, encoder = bucket(-12, T5_CAUSAL), bucket(-12, T5)
+    wit.exact(
+        from_edges(12, T5_CAUSAL, 0) == causal != encoder == from_edges(12, T5, 0),
         at="offset -12 (a key 12 before the query), 32 buckets, max_distance 128: "
-        "causal vs bidirectional bucket",
-        margin=0,
-        by="bucket indices, against a claim of equal buckets",
+        f"causal bucket {causal}, bidirectional bucket {encoder}",
     )
 
 
 def _last_at_max_distance(wit: Witness) -> None:
     # "The last bucket begins at max_distance."
+    # The scan's least distance must be the integer root of step 3 for the last bucket.
     first = min(d for d in range(REACH + 1) if bucket(-d, T5) == T5.half - 1)
-    wit.differs(
-        first,
-        T5.max_distance,
-        at="bidirectional 32/128: the least distance in the last bucket vs max_distance",
-        margin=0,
-        by="distances, against a claim of equality",
+    wit.exact(
+        starts(T5)[-1] == first != T5.max_distance,
+        at=f"bidirectional 32/128: the least distance in the last bucket is {first}, "
+        f"not max_distance = {T5.max_distance}",
     )
 
 
