@@ -156,10 +156,10 @@ def rounds_as_shown(
     the enclosure's width of the true value (a float from mpmath need not).
     """
     shown = cell(value, show)
-    half = Fraction(1, 2 * 10**show.decimals)  # the cell is shown.text +- half
     check = inside_cell(
         rec,
-        f"{claim} rounds to {shown.text}: its enclosure lies inside {shown.text} +- {half}",
+        f"{claim} rounds to {shown.text}: its enclosure lies inside "
+        f"({float(shown.low)}, {float(shown.high)})",
         enclosure,
         shown,
         scope=scope,
@@ -219,6 +219,12 @@ def checks(rec: Recorder) -> None:
         ((f"d = {width}", distance(width)) for width in distance_widths),
         scope=f"widths d = {', '.join(map(str, distance_widths))}; symbolic p, q and base",
     )
+    rec.exact(
+        "the distance identity is checked up to the width the page names",
+        max(distance_widths),
+        INPUTS["distance_max_width"],
+        scope="the last width of the instances against the input (integer comparison)",
+    )
 
     # Step 4. The maximum. At k = 0 every cosine is 1, so S(0) = d/2: the sum
     # is built at k and k is put to 0 unevaluated, for every even d. And
@@ -230,14 +236,24 @@ def checks(rec: Recorder) -> None:
         sp.Sum(sp.Subs(sp.cos(speed * k), k, 0), (i, 0, d / 2 - 1)) - d / 2,
         scope="all b > 0, every even d > 0",
     )
+    term = 2 * sp.sin(x / 2) ** 2  # one term of d/2 - S(k), x = w_i k; both checks read it
+
+    def tied(width: int) -> sp.Expr:
+        return code(p, width).dot(code(q, width)) - s_of_k.subs({d: width, k: q - p}).doit()
+
+    rec.instances(
+        "the S(k) of steps 4 and 5 is the dot product: S(q - p) = PE(p) . PE(q)",
+        ((f"d = {width}", tied(width)) for width in (2, 4)),
+        scope="widths d = 2, 4; symbolic p, q and base",
+    )
     rec.identity(
         "each term: 1 - cos x = 2 sin^2(x / 2)",
-        1 - sp.cos(x) - 2 * sp.sin(x / 2) ** 2,
+        1 - sp.cos(x) - term,
         scope="all real x",
     )
     rec.identity(
         "each term is >= 0: 2 sin^2(x / 2) >= 0, so S(k) <= S(0)",
-        nonnegative(2 * sp.sin(x / 2) ** 2),
+        nonnegative(term),
         scope="all real x (sign decided by SymPy's assumptions)",
     )
 
@@ -245,20 +261,27 @@ def checks(rec: Recorder) -> None:
     # even d (the sum is built at k and k is put to -k unevaluated). On the
     # code itself: for each pair, and so for the sum over pairs of any width,
     # the position k steps ahead and the one k steps behind score alike.
+    ahead, behind = p + k, p - k  # the positions k steps after p and k steps before it
+    rec.exact(
+        "the positions compared are 2k apart: 8 and 2 at p = 5, k = 3",
+        (ahead - behind).subs({p: 5, k: 3}),
+        6,
+        scope="p = 5, k = 3, the misreading's example (integer comparison)",
+    )
     rec.identity(
         "S(-k) = S(k)",
-        sp.Subs(s_of_k, k, -k) - s_of_k,
+        sp.Subs(s_of_k, k, behind - p) - s_of_k,
         scope="all real k, b > 0, every even d > 0",
     )
     rec.identity(
         "one pair: pair(p) . pair(p + k) = pair(p) . pair(p - k)",
-        pair(p).dot(pair(p + k)) - pair(p).dot(pair(p - k)),
+        pair(p).dot(pair(ahead)) - pair(p).dot(pair(behind)),
         scope="all real p, k and every speed w > 0",
     )
 
     def ahead_behind(width: int) -> sp.Expr:
         here = code(p, width)
-        return here.dot(code(p + k, width)) - here.dot(code(p - k, width))
+        return here.dot(code(ahead, width)) - here.dot(code(behind, width))
 
     rec.instances(
         "PE(p) . PE(p + k) = PE(p) . PE(p - k), the whole code",
@@ -293,12 +316,21 @@ def checks(rec: Recorder) -> None:
     speeds = speed_bounds()
     half = WIDTH // 2  # w_i^half = BASE^(-i)
     scale = DENOMINATOR**half
+    lower = [Fraction(lo**half * BASE**n, scale) for n, (lo, _) in enumerate(speeds)]
     rec.exact(
         "every w_i = 10000^(-i/64) lies above its lower bound lo_i",
-        max(Fraction(lo**half * BASE**n, scale) for n, (lo, _) in enumerate(speeds)),
+        max(lower),
         1,
         relation="<=",
         scope="d = 128, all 64 pairs: lo_i^64 10000^i <= 1, exact integers",
+    )
+    rec.exact(
+        "... and within 10^-20 of it: (lo_i / w_i)^64 > 1 - 10^-13",
+        min(lower),
+        Fraction("0.9999999999999"),
+        relation=">",
+        scope="d = 128, all 64 pairs: lo_i^64 10000^i > 1 - 10^-13 (64 10^-20 / w_63 < 10^-14), "
+        "exact integers",
     )
     rec.exact(
         "... and below its upper bound hi_i = lo_i + 10^-20",
@@ -306,6 +338,22 @@ def checks(rec: Recorder) -> None:
         min(Fraction(hi**half * BASE**n, scale) for n, (_, hi) in enumerate(speeds)),
         relation="<",
         scope="d = 128, all 64 pairs: hi_i^64 10000^i > 1, exact integers",
+    )
+    # The cosine enclosures against mpmath at 120 digits, at the angles
+    # y = 1 .. 13 that pair 0 (w_0 = 1) and the d = 2 check of step 10 use.
+    misses = []
+    with mpmath.workdps(120):
+        for angle in range(1, 14):
+            c_low, c_high = cos_bounds(angle * DENOMINATOR)
+            cosine = mpmath.cos(angle)
+            low_gap = mpmath.mpf(c_low) / COMMON - cosine
+            high_gap = cosine - mpmath.mpf(c_high) / COMMON
+            misses.append(float(max(0, low_gap, high_gap)))
+    rec.numeric(
+        "each cosine enclosure (Taylor polynomial +- Lagrange bound) contains cos y",
+        misses,
+        tol=1e-100,
+        scope="y = 1 .. 13; how far cos y lies outside [low, high], mpmath at 120 digits",
     )
     shown = range(FIRST_RISE + 2)  # S(0) .. S(13)
     bounds = [dot_bounds(offset, speeds) for offset in shown]
@@ -344,8 +392,22 @@ def checks(rec: Recorder) -> None:
     # enclosure proves it rounds as shown, and FACTS' three figures are read
     # off the run with rounds_to.
     values = dict(zip(shown, mp_profile(list(shown), WIDTH), strict=True))
+    outside = []
+    with mpmath.workdps(40):
+        for n, (low, high) in enumerate(bounds):
+            low_mp = mpmath.mpf(low.numerator) / low.denominator
+            high_mp = mpmath.mpf(high.numerator) / high.denominator
+            outside.append(float(max(0, low_mp - values[n], values[n] - high_mp)))
+    rec.numeric(
+        "each enclosure of S(k) contains the mpmath value",
+        outside,
+        tol=1e-30,
+        scope="d = 128, k = 0 .. 13; how far S(k) (mpmath, 40 digits) lies outside its enclosure",
+    )
     facts = {6: "47.067", 11: "42.344", 12: "42.381"}  # FACTS section 2
+    bound_values = 0
     for offset in (6, 10, 11, 12, 13):
+        bound_values += 1
         name = f"s128_{offset}"
         scope = f"d = 128; exact rational enclosure of S({offset}) vs mpmath at 40 digits"
         if offset in facts:
@@ -370,6 +432,12 @@ def checks(rec: Recorder) -> None:
                 scope=scope,
                 quantity=name,
             )
+    rec.exact(
+        "all five values of S at d = 128 that the page shows are proven to round as shown",
+        bound_values,
+        5,
+        scope="S(6), S(10), S(11), S(12), S(13): a count of the loop's rounds",
+    )
     (low_11, high_11), (low_12, high_12) = bounds[FIRST_RISE - 1], bounds[FIRST_RISE]
     rounds_as_shown(
         rec,
@@ -434,7 +502,9 @@ def checks(rec: Recorder) -> None:
     # values finds it; the library's first_rise must agree, width by width.
     # The smallest step |S(n) - S(n-1)| in the scan is far above 40-digit
     # rounding, so the scan decides every sign.
+    scanned = 0
     for width in OTHER_WIDTHS:
+        scanned += 1
         scan = mp_profile(list(range(60)), width)
         found = next(n for n in range(1, 60) if scan[n] > scan[n - 1])
         smallest = min(float(abs(scan[n] - scan[n - 1])) for n in range(1, found + 1))
@@ -449,13 +519,21 @@ def checks(rec: Recorder) -> None:
             quantity=f"rise_d{width}",
             show=Show(),
         )
+    rec.exact(
+        "the first rise is located at all four other widths the page names",
+        scanned,
+        4,
+        scope="d = 2, 16, 64, 512: a count of the scan's rounds",
+    )
 
     # Step 10. The worked answer of the page's "Check yourself": at d = 2 the
     # only speed is w_0 = 1, so S(k) = cos k, enclosed exactly like the d = 128
     # values (with the speed exactly 1, the angle interval has width 0).
     unit = [(DENOMINATOR, DENOMINATOR)]  # w_0 = 1 exactly
     cosines = mp_profile([1, 2, 3, 4], 2)
+    rounded = 0
     for offset, value in zip((1, 2, 3, 4), cosines, strict=True):
+        rounded += 1
         rounds_as_shown(
             rec,
             f"d = 2: S({offset}) = cos {offset}",
@@ -465,6 +543,12 @@ def checks(rec: Recorder) -> None:
             scope=f"d = 2; exact rational enclosure of cos {offset} vs mpmath at 40 digits",
             quantity=f"s2_{offset}",
         )
+    rec.exact(
+        "all four values cos 1 .. cos 4 of the page's answer are proven to round as shown",
+        rounded,
+        4,
+        scope="d = 2, k = 1 .. 4: a count of the loop's rounds",
+    )
 
 
 # -- misreadings -------------------------------------------------------------------
@@ -474,7 +558,7 @@ def _falls_with_distance(wit: Witness) -> None:
     # "The dot product falls as positions move apart": then S(12) <= S(11) at
     # d = 128. The exact enclosures of step 7 put S(11) strictly below S(12).
     speeds = speed_bounds()
-    before, after = FIRST_RISE - 1, FIRST_RISE
+    before, after = 11, 12  # the rise that step 7 proves first, FIRST_RISE = 12
     _, high = dot_bounds(before, speeds)
     low, _ = dot_bounds(after, speeds)
     wit.exact(
