@@ -625,7 +625,7 @@ def checks(rec: Recorder) -> None:
         show=Show(sig=2),
     )
 
-    # Step 8. RoFormer's own q = k = (1, ..., 1): h_t = (1 + i)(1 - i) = 2 for every
+    # Step 8. The simplest pair, q = k = (1, ..., 1): h_t = (1 + i)(1 - i) = 2 for every
     # t, so the only nonzero difference is the boundary one, h_N - h_(N-1) = -2. The
     # bound is 2 N B(r), and it exceeds |q| |k| = 2N wherever B(r) > 1.
     coefficients = [sp.expand((1 + sp.I) * (1 - sp.I))] * PAIRS + [sp.Integer(0)]
