@@ -724,6 +724,11 @@ def _decays_with_distance(wit: Witness) -> None:
     with mpmath.workdps(50):
         at_zero = 2 * mpmath.fsum(mpmath.cos(PEAK * v) for v in mp_speeds(WIDTH, 50))
         under = at_zero <= ceiling + 2 * mpmath.cos(PEAK)
+    # The s(0) the witness shows, against posenc's score of q and R_400 q at one position.
+    ones = np.ones((1, WIDTH))  # (1, d)
+    scored = float(rotary(ones, [0])[0] @ rotary(ones, [PEAK])[0])
+    if abs(float(at_zero) - scored) > 1e-10:
+        raise ValueError(f"s(0) = {at_zero}, but posenc.rotary scores {scored}")
     wit.exact(
         keeps_length is not None
         and cosine_is_negative(PEAK)
