@@ -39,6 +39,7 @@ from .mrope import fig_mrope_sections
 from .nope import fig_nope_counts
 from .order import fig_permutation_equivariance
 from .pairings import fig_rope_pairings
+from .proportional import fig_proportional_ladders
 from .rotary import fig_rotary_score
 from .shaw import fig_shaw_clipping
 from .toy import fig_dog_bites_man
@@ -66,6 +67,7 @@ MODULES = (
     "nope",
     "order",
     "pairings",
+    "proportional",
     "rotary",
     "shaw",
     "toy",
@@ -92,6 +94,7 @@ __all__ = [
     "fig_permutation_equivariance",
     "fig_position_interpolation",
     "fig_position_signature",
+    "fig_proportional_ladders",
     "fig_rope_decay",
     "fig_rope_pairings",
     "fig_rotary_score",
