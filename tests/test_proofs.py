@@ -237,6 +237,11 @@ BREAKS = {
         "    over = width  # the whole head, not the k turning pairs' 2k coordinates",
         "    over = 2 * turning(share, width)  # the whole head, not the k turning pairs' 2k",
     ),
+    # Proposition 32: the tight change taken to second order, phi^2 / 2 (the misreading)
+    "p32_slow_pairs_carry_no_position.py": (
+        "        tight_50 = sp.Float(2 * mpmath.sin(phi / 2), 50)",
+        "        tight_50 = sp.Float(phi**2 / 2, 50)",
+    ),
 }
 
 

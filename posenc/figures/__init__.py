@@ -42,6 +42,7 @@ from .pairings import fig_rope_pairings
 from .proportional import fig_proportional_ladders
 from .rotary import fig_rotary_score
 from .shaw import fig_shaw_clipping
+from .slow import fig_slow_pairs
 from .toy import fig_dog_bites_man
 from .txl import fig_txl_terms
 from .wavelength import fig_wavelength_ladder
@@ -70,6 +71,7 @@ MODULES = (
     "proportional",
     "rotary",
     "shaw",
+    "slow",
     "toy",
     "txl",
     "wavelength",
@@ -103,6 +105,7 @@ __all__ = [
     "fig_shaw_clipping",
     "fig_shift_rotation",
     "fig_similarity_offset",
+    "fig_slow_pairs",
     "fig_stack_equivariance",
     "fig_t5_buckets",
     "fig_txl_terms",
