@@ -17,7 +17,7 @@ from matplotlib.figure import Figure
 from .. import rope
 from ._style import _FONT, _INK, _MUTED, _OKABE_ITO, _SMALL, _figure
 
-__all__ = ["LADDERS", "fig_slow_pairs"]
+__all__ = ["fig_slow_pairs"]
 
 #: Shipped rotary ladders, as their config.json files give them: name, scheme, head
 #: width, partial_rotary_factor, base, and the context (max_position_embeddings).
