@@ -77,7 +77,7 @@ test: install chromium
 	$(PY) -m proofs
 	$(BIN)/ruff check .
 	$(BIN)/mkdocs build --strict  # not --quiet: MkDocs then drops the warnings that --strict counts
-	$(PY) -m pytest -n auto --dist worksteal -m "not slow"
+	$(PY) -m pytest -n auto --dist worksteal -m "not slow" --durations=15  # the slowest tests, to keep the five minutes in view
 
 # Three more strict builds of copies of the checkout (one cold, two from the build cache
 # that `make site` filled) compared byte for byte: minutes of work, kept out of make test's

@@ -22,7 +22,7 @@ import numpy as np
 import sympy as sp
 
 import posenc
-from proofs.exact import for_the_kit, in_order, mean_rows
+from proofs.exact import for_the_kit, in_order, mean_rows, minus
 from proofs.kit import Misreading, Recorder, Show, Witness, reduce_to_zero
 
 NUMBER = 2
@@ -99,6 +99,25 @@ def layer_norm_rule(m: Matrix) -> Matrix:
 def whole_row_rule(m: Matrix) -> Matrix:
     """A generic position-wise map: entry (r, c) is f_c(row r of M), f unknown."""
     return lambda row, col: rowmap(col, sp.Lambda(k, m(row, k)))
+
+
+def rule_at(rule: Callable[[Matrix], Matrix], arrays: dict[str, np.ndarray], sizes: dict):
+    """The rule applied to X, at numbers: an exact SymPy matrix of shape arrays["x"].shape.
+
+    ``sizes`` sets d, d_ff (and eps); every IndexedBase (x, W1, b1, W2, b2, g,
+    beta) reads its entries from the array of its name, as exact rationals, and
+    phi is ReLU. An index past an array's end is an error, not a zero.
+    """
+    formula = rule(X)(r, c).subs(sizes).doit()  # every sum written out
+
+    def number(entry: sp.Indexed) -> sp.Rational:
+        return sp.Rational(arrays[entry.base.name][tuple(int(i) for i in entry.indices)])
+
+    def value(row: int, col: int) -> sp.Expr:
+        at = formula.subs({r: row, c: col}).replace(lambda e: isinstance(e, sp.Indexed), number)
+        return at.replace(phi, lambda t: sp.Max(t, 0))
+
+    return sp.Matrix(*arrays["x"].shape, value)
 
 
 # -- explicit small matrices: the encoder layer written out ------------------------
@@ -191,6 +210,21 @@ def encoder_layer(m: sp.Matrix, p: dict[str, sp.Matrix], norm=explicit_norm) -> 
     """Post-norm: H = Norm1(M + Attn(M)), out = Norm2(H + FFN(H))."""
     h = norm(m + attention(m, p), p, 1)
     return norm(plus(h, feed_forward(h, p)), p, 2)
+
+
+def norm_at_numbers(e: sp.Rational):
+    """explicit_norm, with phi = ReLU in its input and eps = e, evaluated to 40 digits.
+
+    Given to encoder_layer as its normalisation, it evaluates the layer at numbers
+    as the layer is written (residuals, order of the sublayers) without the
+    expression growing.
+    """
+
+    def norm(m: sp.Matrix, p: dict[str, sp.Matrix], which: int) -> sp.Matrix:
+        m = m.replace(phi, lambda t: sp.Max(t, 0))
+        return explicit_norm(m, p, which).xreplace({eps: e}).evalf(40)
+
+    return norm
 
 
 def permute_rows(m: sp.Matrix, perm: tuple[int, ...]) -> sp.Matrix:
@@ -300,6 +334,37 @@ def checks(rec: Recorder) -> None:
         layer_norm_rule(permuted(X))(r, c) - at_row(layer_norm_rule(X), pi(r), c),
         scope="every n, d, permutation pi, gain g, bias beta and eps > 0",
     )
+    # The two rules are the network's formulas, not just any row-wise ones: at
+    # a random point every entry of each rule (exact) equals posenc's (float64).
+    draw = np.random.default_rng(3)
+    ffn_at = {
+        "x": draw.normal(size=(2, 3)),
+        "W1": draw.normal(size=(3, 4)),
+        "b1": draw.normal(size=4),
+        "W2": draw.normal(size=(4, 3)),
+        "b2": draw.normal(size=3),
+    }
+    rec.close(
+        "the FFN rule is posenc.feed_forward's formula",
+        list(rule_at(feed_forward_rule, ffn_at, {d: 3, d_ff: 4})),
+        posenc.feed_forward(ffn_at["x"], ffn_at["W1"], ffn_at["b1"], ffn_at["W2"], ffn_at["b2"]),
+        tol=1e-12,
+        scope="every entry at n = 2, d = 3, d_ff = 4, ReLU, random float64 X and weights; "
+        "the rule exact at 50 digits",
+    )
+    norm_at = {
+        "x": draw.normal(size=(2, 3)),
+        "g": draw.normal(size=3),
+        "beta": draw.normal(size=3),
+    }
+    rec.close(
+        "the layer-norm rule is posenc.layer_norm's formula",
+        list(rule_at(layer_norm_rule, norm_at, {d: 3, eps: sp.Rational(1, 4)})),
+        posenc.layer_norm(norm_at["x"], 0.25, norm_at["g"], norm_at["beta"]),
+        tol=1e-12,
+        scope="every entry at n = 2, d = 3, eps = 1/4, random float64 X, gain and bias; "
+        "the rule exact at 50 digits",
+    )
 
     # Step 3. The laws that assemble a layer: a composition, a residual sum and
     # a symmetric pooling of equivariant maps. F and G are the most general
@@ -307,6 +372,24 @@ def checks(rec: Recorder) -> None:
     # P X itself; every sum over rows is kept in row order until the check
     # evaluates it. Four laws for each permutation of each size the page names
     # (n! permutations of n rows), so 4 (2! + 3! + ... + largest_n!) cases.
+    # F is the general equivariant map the text describes: row a is k(row a,
+    # the other rows), summed over every order of the others. Its first column
+    # at n = 3, against that formula written out by hand.
+    three = tokens(3)
+    x0, x1, x2 = (list(three.row(a)) for a in range(3))
+    k0 = sp.Function("kF_0")
+    by_hand = sp.Matrix(
+        [
+            k0(*x0, *x1, *x2) + k0(*x0, *x2, *x1),
+            k0(*x1, *x0, *x2) + k0(*x1, *x2, *x0),
+            k0(*x2, *x0, *x1) + k0(*x2, *x1, *x0),
+        ]
+    )
+    rec.identity(
+        "the generic F: row a is k(x_a; the other rows), summed over their orders",
+        minus(F(three).col(0), by_hand),
+        scope="n = 3 rows of width 2, column 0, k an unknown function",
+    )
     largest = INPUTS["largest_n"]
     permutations = sum(math.factorial(n) for n in range(2, largest + 1))
     laws = rec.instances(
@@ -326,9 +409,10 @@ def checks(rec: Recorder) -> None:
     # free symbol and each normalisation any position-wise map (step 2 showed
     # layer norm is one), applied to P X: E(P X) = P E(X), and its mean over
     # positions stays.
+    row_cases = list(layer_cases(pooled=False))
     layer = rec.instances(
         "encoder layer: E(P X) = P E(X)",
-        layer_cases(pooled=False),
+        row_cases,
         scope=f"n = 2..{largest}, every permutation; d = 2, d_ff = 2, symbolic X and weights, "
         "any activation phi, any position-wise normalisations N1, N2",
     )
@@ -341,6 +425,12 @@ def checks(rec: Recorder) -> None:
         scope=f"exact integers: the cases checked against 2! + ... + {largest}!",
         quantity="layer_permutations",
         show=Show(),
+    )
+    rec.exact(
+        "each of the layer's cases compares all n x 2 entries of E(P X) and P E(X)",
+        sum(len(difference) for _, difference in row_cases),
+        D * sum(n * math.factorial(n) for n in range(2, largest + 1)),
+        scope=f"exact integers: entries against 2 (2 * 2! + ... + {largest} * {largest}!)",
     )
     pooled = rec.instances(
         "encoder layer, mean-pooled: mean(E(P X)) = mean(E(X))",
@@ -398,23 +488,20 @@ def checks(rec: Recorder) -> None:
 
     # Step 6. The library computes the formulas proven above: posenc's
     # feed_forward and layer_norm against the symbolic ones, and
-    # posenc.encoder_layer against the symbolic pieces composed as in step 4
-    # (activation ReLU), at random points.
+    # posenc.encoder_layer against the symbolic encoder_layer of step 4 with
+    # its layer norms written out (activation ReLU), at random points.
     ys = tokens(3)
     p = layer_params("0")
     ffn_weights = [*p["W1"], *p["b1"], *p["W2"], *p["b2"]]
-    attn_weights = [*p["q"], *p["k"], *p["v"], *p["o"]]
     relu = [{"phi": _relu}, "numpy"]
     ffn = sp.lambdify([list(ys), ffn_weights], feed_forward(ys, p), relu)
     norm = sp.lambdify([list(ys), [*p["g1"], *p["h1"]], eps], layer_norm(ys, p["g1"], p["h1"]))
-    attn = sp.lambdify([list(ys), attn_weights], attention(ys, p))
     errors: dict[str, list[float]] = {"feed_forward": [], "layer_norm": [], "encoder_layer": []}
     e = 1e-5
     for _ in range(SAMPLES):
         w = {name: rng.normal(size=m.shape) for name, m in p.items()}  # as shaped in p
         inputs = rng.normal(size=(3, D))  # (3, 2)
         flat_ffn = [*w["W1"].ravel(), *w["b1"].ravel(), *w["W2"].ravel(), *w["b2"].ravel()]
-        flat_attn = [*w["q"].ravel(), *w["k"].ravel(), *w["v"].ravel(), *w["o"].ravel()]
 
         def sym_norm(y, gain, bias):
             return np.array(norm(list(y.ravel()), [*gain.ravel(), *bias.ravel()], e), float)
@@ -427,10 +514,12 @@ def checks(rec: Recorder) -> None:
         got = posenc.layer_norm(inputs, e, w["g1"][0], w["h1"][0])  # (3, 2)
         want = sym_norm(inputs, w["g1"], w["h1"])
         errors["layer_norm"].extend(np.abs(got - want).ravel())
-        # E(X) = LN2(H + FFN(H)), H = LN1(X + Attn(X)), from the symbolic pieces
-        attended = np.array(attn(list(inputs.ravel()), flat_attn), float)  # (3, 2)
-        h = sym_norm(inputs + attended, w["g1"], w["h1"])  # (3, 2)
-        want = sym_norm(h + sym_ffn(h), w["g2"], w["h2"])  # (3, 2)
+        # E(X) as encoder_layer writes it, at these numbers read exactly, to 40 digits
+        exact = {name: sp.Matrix(v).applyfunc(sp.Rational) for name, v in w.items()}
+        layer_at = encoder_layer(
+            sp.Matrix(inputs).applyfunc(sp.Rational), exact, norm_at_numbers(sp.Rational(e))
+        )
+        want = np.array(layer_at, float)  # (3, 2)
         params = posenc.EncoderLayerParams(
             *(w[name] for name in ("q", "k", "v", "o", "W1")),
             b1=w["b1"][0],
@@ -462,7 +551,7 @@ def checks(rec: Recorder) -> None:
         scope=where,
     )
     rec.numeric(
-        "posenc.encoder_layer equals the symbolic pieces, composed",
+        "posenc.encoder_layer equals the symbolic encoder layer",
         errors["encoder_layer"],
         tol=1e-12,
         scope=where,

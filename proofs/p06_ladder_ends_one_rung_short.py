@@ -49,15 +49,20 @@ wavelength = 2 * sp.pi * b ** (2 * i / d)  # lambda_i of the paper (Proposition 
 top = 2 * sp.pi * b ** ((d - 2) / d)  # the claimed last rung
 step = b ** (2 / d)  # the ratio of neighbouring rungs
 variant = 2 * sp.pi * b ** (i / (h - 1))  # lambda_i with the (h-1) denominator
+prose_end = 2 * sp.pi * b  # the end point the paper's prose names
+log_ratio = 2 * sp.log(b) / d  # log of the ratio, (2/d) log b (step 3 checks it)
 
 
 def positive(expr: sp.Expr) -> sp.Expr:
     """sign(expr) - 1, left unevaluated: it reduces to 0 when SymPy decides ``expr > 0``.
 
     For every value the symbols' assumptions allow; when they cannot decide,
-    ``sign`` stays unevaluated and the difference does not reduce to 0.
+    ``sign`` stays unevaluated and the difference does not reduce to 0. The sign
+    is built as an unevaluated substitution, so the kit evaluates it (an identity,
+    not a definition).
     """
-    return sp.sign(expr, evaluate=False) - 1
+    t = sp.Dummy("t")
+    return sp.Subs(sp.sign(t), t, expr) - 1
 
 
 def root_bounds(value: int, n: int, digits: int = 12) -> tuple[Fraction, Fraction]:
@@ -81,12 +86,12 @@ def checks(rec: Recorder) -> None:
     # exist; it lies exactly one ratio step above the last rung.
     rec.identity(
         "2 pi b is the rung i = d/2, one pair past the last",
-        sp.Subs(wavelength, i, d / 2) - 2 * sp.pi * b,
+        sp.Subs(wavelength, i, d / 2) - prose_end,
         scope="all b > 0, even d > 0",
     )
     rec.identity(
         "2 pi b = b^(2/d) times the last rung: exactly one step above it",
-        step * top - 2 * sp.pi * b,
+        step * top - prose_end,
         scope="all b > 0, even d > 0",
     )
 
@@ -95,17 +100,17 @@ def checks(rec: Recorder) -> None:
     # (2/d) log(1 + s), which SymPy's assumptions decide is positive.
     rec.identity(
         "log of the ratio: log(b^(2/d)) = (2/d) log b",
-        sp.log(step) - 2 * sp.log(b) / d,
+        sp.log(step) - log_ratio,
         scope="all b > 0, even d > 0",
     )
     rec.identity(
         "for b > 1 the ratio exceeds 1: (2/d) log b > 0",
-        positive((2 * sp.log(b) / d).subs(b, 1 + s)),
+        positive(log_ratio.subs(b, 1 + s)),
         scope="b = 1 + s with s > 0, even d > 0 (sign decided by SymPy's assumptions)",
     )
     rec.identity(
         "the missing length: 2 pi b - the last rung = 2 pi b (1 - b^(-2/d))",
-        2 * sp.pi * b - top - 2 * sp.pi * b * (1 - b ** (-2 / d)),
+        prose_end - top - 2 * sp.pi * b * (1 - b ** (-2 / d)),
         scope="all b > 0, even d > 0",
     )
 
@@ -119,7 +124,7 @@ def checks(rec: Recorder) -> None:
     )
     rec.identity(
         "(h-1) variant: the last rung, i = h - 1, is exactly 2 pi b",
-        sp.Subs(variant, i, h - 1) - 2 * sp.pi * b,
+        sp.Subs(variant, i, h - 1) - prose_end,
         scope="all b > 0, integers h >= 2",
     )
     rec.identity(
@@ -134,20 +139,38 @@ def checks(rec: Recorder) -> None:
     enclose_pi(rec)
     # (b) The ratio r = 10000^(1/256) is the positive root of r^256 = 10000, so
     # lo < r < hi exactly when lo^256 < 10000 < hi^256 (powers increase on r > 0).
+    # Each band must also be narrow: hi^n - lo^n is about n * 10000^((n-1)/n) * 10^-12,
+    # below 2.5e-6, so both of its ends are the powers of lo and hi, not looser values.
     r_low, r_high = root_bounds(B, HALF)
+    r_powers = (r_low**HALF, r_high**HALF)
     rec.band(
         f"{B}^(1/{HALF}) lies between two rationals 10^-12 apart: lo^{HALF} <= {B} <= hi^{HALF}",
         B,
-        low=r_low**HALF,
-        high=r_high**HALF,
+        low=r_powers[0],
+        high=r_powers[1],
+        scope="exact rationals",
+    )
+    rec.exact(
+        f"the band is narrow: hi^{HALF} - lo^{HALF} < 2.5e-6",
+        r_powers[1] - r_powers[0],
+        Fraction(25, 10000000),
+        relation="<",
         scope="exact rationals",
     )
     v_low, v_high = root_bounds(B, HALF - 1)
+    v_powers = (v_low ** (HALF - 1), v_high ** (HALF - 1))
     rec.band(
         f"(h-1) variant: {B}^(1/{HALF - 1}) lies between two rationals 10^-12 apart",
         B,
-        low=v_low ** (HALF - 1),
-        high=v_high ** (HALF - 1),
+        low=v_powers[0],
+        high=v_powers[1],
+        scope="exact rationals",
+    )
+    rec.exact(
+        f"the (h-1) band is narrow: hi^{HALF - 1} - lo^{HALF - 1} < 2.5e-6",
+        v_powers[1] - v_powers[0],
+        Fraction(25, 10000000),
+        relation="<",
         scope="exact rationals",
     )
     # (c) Every figure is a monotone function of r and pi, so it lies in an
@@ -265,7 +288,7 @@ def checks(rec: Recorder) -> None:
     rec.numeric(
         "posenc.wavelengths(d)[-1] = 2 pi b^((d-2)/d), not 2 pi b",
         errors,
-        tol=2.0**-53,
+        tol=1.1102230246251565e-16,  # 2^-53, half an ulp of 1
         scope=f"d in {{2, 4, 64, {D}, 4096}}, b in {{{B}, 500000}}; relative error vs mpmath",
     )
     ladder = posenc.wavelengths(D, base=B)  # (d/2,)
@@ -377,15 +400,16 @@ def checks(rec: Recorder) -> None:
 def _ends_at_base(wit: Witness) -> None:
     # "The wavelengths run from 2 pi to 10000 * 2 pi." At d = 4 there are two
     # pairs; the last, i = 1, has wavelength 2 pi * 10000^(1/2) = 2 pi * 100.
-    # The claim is off by far more than 1 per cent of 10000, so even a loose
-    # reading of "up to 10000 * 2 pi" fails.
+    # The claim is off by far more than 1 per cent of 2 pi * 10000 (628.3...), so
+    # even a loose reading of "up to 10000 * 2 pi" fails. Both sides are the
+    # expressions steps 1 and 2 check, with no arithmetic of their own.
     at = {d: 4, b: 10000, i: 1}
     wit.differs(
-        wavelength.subs(at) / (2 * sp.pi),
-        10000,
-        at="d = 4, b = 10000, the last pair i = 1 (in units of 2 pi)",
-        margin=100,
-        by="100, 1 per cent of 10000",
+        wavelength.subs(at),
+        prose_end.subs(at),
+        at="d = 4, b = 10000, the last pair i = 1",
+        margin=628,
+        by="628, under 1 per cent of 2 pi 10000",
     )
 
 
@@ -394,14 +418,12 @@ def _same_as_variant(wit: Witness) -> None:
     # (h = 4) pair 1 has 2 pi * 10000^(1/4) = 2 pi * 10 in the paper and
     # 2 pi * 10000^(1/3) = 2 pi * 21.54 in the (h-1) variant: more than twice as
     # long, far beyond any rounding.
-    paper = wavelength.subs({d: 8, b: 10000, i: 1})
-    other = variant.subs({h: 4, b: 10000, i: 1})
     wit.differs(
-        paper / (2 * sp.pi),
-        other / (2 * sp.pi),
-        at="d = 8, b = 10000, pair i = 1 (in units of 2 pi)",
-        margin=10,
-        by="10, the paper's whole value",
+        wavelength.subs({d: 8, b: 10000, i: 1}),
+        variant.subs({h: 4, b: 10000, i: 1}),
+        at="d = 8, b = 10000, pair i = 1",
+        margin=62,
+        by="62, just under the paper's whole value 20 pi = 62.83",
     )
 
 

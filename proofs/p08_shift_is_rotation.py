@@ -213,12 +213,13 @@ def _wrong_sign(wit: Witness) -> None:
 
 def _same_angle_for_all(wit: Witness) -> None:
     # "A shift by k turns every pair by the same angle": at width 4 the second
-    # pair turns at w_1 = base^(-1/2), so a turn by k misses it.
+    # pair turns at w_1 = base^(-1/2), so a turn by k misses it. The misread
+    # matrix is set against the M_k of step 2 acting on the same PE(pos).
     same = sp.diag(block(k), block(k))
     point = {base: INPUTS["base"], k: 1, pos: 0}
     wit.differs(
         substitute(same * code(pos, 4), point),
-        substitute(code(pos + k, 4), point),
+        substitute(shift_matrix(k, 4) * code(pos, 4), point),
         at=f"d = 4, base = {INPUTS['base']}, k = 1, pos = 0",
         margin=MARGIN,
         by="a tenth of the unit circle's radius",

@@ -392,12 +392,22 @@ def checks(rec: Recorder) -> None:
     # enclosure proves it rounds as shown, and FACTS' three figures are read
     # off the run with rounds_to.
     values = dict(zip(shown, mp_profile(list(shown), WIDTH), strict=True))
-    outside = []
+    outside, ends_mp, ends = [], [], []
     with mpmath.workdps(40):
         for n, (low, high) in enumerate(bounds):
             low_mp = mpmath.mpf(low.numerator) / low.denominator
             high_mp = mpmath.mpf(high.numerator) / high.denominator
             outside.append(float(max(0, low_mp - values[n], values[n] - high_mp)))
+            ends_mp += [low_mp, high_mp]
+            ends += [low, high]
+    rec.close(
+        "the ends compared below are the enclosures' exact fractions, each to 40 digits",
+        ends_mp,
+        ends,
+        tol=1e-35,
+        scope="d = 128, k = 0 .. 13; both ends of each enclosure (mpmath, 40 digits) against "
+        "the exact Fraction",
+    )
     rec.numeric(
         "each enclosure of S(k) contains the mpmath value",
         outside,

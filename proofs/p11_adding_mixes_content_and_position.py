@@ -170,7 +170,7 @@ def checks(rec: Recorder) -> None:
     )
 
     # Step 2. The same with explicit matrices, every entry a free symbol.
-    rec.instances(
+    additive = rec.instances(
         "(x+p)^T A (y+q) = the four terms, as matrices",
         additive_cases(),
         scope=f"widths n = 1..{INPUTS['max_width']}, every entry of x, y, p, q and A a real "
@@ -181,11 +181,17 @@ def checks(rec: Recorder) -> None:
     # score is A_jj'. So "x^T A q + p^T A y = 0 for all inputs" forces A = 0,
     # and then the whole score is 0. Adding never keeps the parts apart. The
     # derivative is built unevaluated, so the kit computes it.
-    rec.instances(
+    cross = rec.instances(
         "d^2 score / (dx_j dq_j') = A_jj'",
         cross_coefficient_cases(),
         scope=f"widths n = 1..{INPUTS['max_width']}, symbolic x, y, p, q and A "
         "(SymPy differentiates)",
+    )
+    rec.exact(
+        f"steps 2 and 3 ran one case for each width 1..{INPUTS['max_width']} the page names",
+        additive.samples + cross.samples,
+        2 * INPUTS["max_width"],
+        scope="the cases of steps 2 and 3, counted, against twice max_width",
     )
 
     # Step 4. Concatenation. For symbolic block sizes, SymPy's rule of block
@@ -203,7 +209,7 @@ def checks(rec: Recorder) -> None:
         scalar(separate - (x.T * a_c * y + p.T * a_p * q)),
         scope="symbolic block sizes m, k >= 1 (SymPy's block_collapse)",
     )
-    rec.instances(
+    diagonal = rec.instances(
         "[x; p]^T diag(A_c, A_p) [y; q] = x^T A_c y + p^T A_p q, entry by entry",
         diagonal_block_cases(),
         scope=f"block sizes m, k = 1..{INPUTS['max_block']}, every entry a real symbol",
@@ -222,10 +228,16 @@ def checks(rec: Recorder) -> None:
         scalar(general - (x.T * a_c * y + x.T * a_cp * q + p.T * a_pc * y + p.T * a_p * q)),
         scope="symbolic block sizes m, k >= 1 (SymPy's block_collapse)",
     )
-    rec.instances(
+    general_cases = rec.instances(
         "[x; p]^T A [y; q] = the four block terms, entry by entry",
         general_block_cases(),
         scope=f"block sizes m, k = 1..{INPUTS['max_block']}, every entry a real symbol",
+    )
+    rec.exact(
+        f"steps 4 and 5 ran one case for each pair of block sizes 1..{INPUTS['max_block']}",
+        diagonal.samples + general_cases.samples,
+        2 * INPUTS["max_block"] ** 2,
+        scope="the cases of steps 4 and 5, counted, against twice max_block^2",
     )
 
     # Step 6. Where a block-diagonal A comes from in attention: A = Wq Wk^T
@@ -348,7 +360,15 @@ def checks(rec: Recorder) -> None:
         0,
         scope="content-content and content-position panels (count of unequal entries)",
     )
-    apart = sum(int(np.count_nonzero(np.abs(t[0] - t[3]) > 1e-3)) for t in terms[2:])
+    gaps = [np.abs(t[0] - t[3]) for t in terms[2:]]  # (5,) each: |row 0 - row 3|
+    rec.close(
+        'the gaps between the two rows of "the" in the bottom panels, against NumPy products\'',
+        np.concatenate(gaps),
+        np.concatenate([np.abs(u[0] - u[3]) for u in again[2:]]),
+        tol=1e-14,
+        scope="position-content and position-position panels, 5 keys each, float64",
+    )
+    apart = sum(int(np.count_nonzero(g > 1e-3)) for g in gaps)
     rec.exact(
         'the two rows of "the" differ in every key column of the two bottom panels',
         apart,
@@ -357,12 +377,16 @@ def checks(rec: Recorder) -> None:
         "(count of entries differing by more than 1e-3)",
     )
     rec.exact(
-        "with diag(A, A): content-content and position-position equal the added case's, "
-        "and both cross panels are zero",
-        sum(int(np.count_nonzero(stacked[t] != terms[t])) for t in (0, 3))
-        + sum(int(np.count_nonzero(stacked[t])) for t in (1, 2)),
+        "with diag(A, A): content-content and position-position equal the added case's",
+        sum(int(np.count_nonzero(stacked[t] != terms[t])) for t in (0, 3)),
         0,
-        scope="the figure's two groups of panels (count of unequal or nonzero entries)",
+        scope="the figure's two diagonal panels in each group (count of unequal entries)",
+    )
+    rec.exact(
+        "with diag(A, A): both cross panels are zero",
+        sum(int(np.count_nonzero(stacked[t])) for t in (1, 2)),
+        0,
+        scope="the concatenated group's two cross panels (count of nonzero entries)",
     )
 
     # Step 10. The worked example of the first misreading: width 4, A = I,
@@ -385,6 +409,13 @@ def checks(rec: Recorder) -> None:
             quantity="witness_cross_terms",
             show=Show(sig=3),
         )
+    full_exact, separate_exact = _separable_witness()
+    rec.identity(
+        "the first misreading's witness: its difference is exactly sin 3 + cos 1",
+        full_exact - separate_exact - (sp.sin(3) + sp.cos(1)),
+        scope=f"width {width}, A = I, x = e_0, y = e_1, p = PE(1), q = PE(3) from the formula "
+        "with base 10000; exact SymPy",
+    )
 
     # Step 11. The page's "Check yourself": n = 2, A = I, x = y = (1, 0); with
     # p = q = (0, 1) the four terms are 1, 0, 0, 1 and the score 2; with
@@ -408,6 +439,28 @@ def checks(rec: Recorder) -> None:
         scope="n = 2, A = I, x = y = (1, 0), p = q = (0, 1) and (1, 1) "
         "(count of wrong values among 12)",
     )
+    # The second misreading's witness, the same worked numbers with one feature
+    # each: A = [[1, 1], [1, 1]], x = y = p = q = 1 gives 1 + 1 + 1 + 1 = 4
+    # stacked, and 1 + 1 = 2 from the two diagonal blocks.
+    stacked_score, diagonal_terms = _concatenated_witness()
+    rec.exact(
+        "the second misreading's witness: the stacked score is 4",
+        stacked_score,
+        4,
+        scope="m = k = 1, A = [[1, 1], [1, 1]], x = y = p = q = 1 (exact integers)",
+    )
+    rec.exact(
+        "the second misreading's witness: content-content + position-position is 2",
+        diagonal_terms,
+        2,
+        scope="m = k = 1, A = [[1, 1], [1, 1]], x = y = p = q = 1 (exact integers)",
+    )
+    rec.exact(
+        "check yourself: all 12 values the page gives were compared",
+        len(found),
+        12,
+        scope="2 cases x (4 terms, the score, the concatenated score): count of values found",
+    )
 
 
 def _softmax_rows(scores: np.ndarray) -> np.ndarray:
@@ -419,12 +472,12 @@ def _softmax_rows(scores: np.ndarray) -> np.ndarray:
 # -- misreadings -------------------------------------------------------------------
 
 
-def _adding_is_separable(wit: Witness) -> None:
-    # "Adding keeps content and position separable: the score is x^T A y + p^T A q."
-    # Width 4, A = I (a plain dot product), p = PE(1) and q = PE(3) from the
-    # formula: the cross terms x^T q + p^T y = sin 3 + cos 1 (step 10). Were the
-    # claim true, the two sides would agree to all 50 digits; a tenth is far
-    # above that and far below the witness.
+def _separable_witness() -> tuple[sp.Expr, sp.Expr]:
+    """The first misreading's two sides: (score, content-content + position-position).
+
+    Width 4, A = I (a plain dot product), x = e_0, y = e_1, p = PE(1) and q = PE(3)
+    from the formula. Step 10 proves their difference is exactly sin 3 + cos 1.
+    """
     width = INPUTS["witness_width"]
 
     def pe(position: int) -> sp.Matrix:
@@ -436,28 +489,48 @@ def _adding_is_separable(wit: Witness) -> None:
 
     x, y = sp.eye(width)[:, 0], sp.eye(width)[:, 1]
     p, q, A = pe(1), pe(3), sp.eye(width)
+    return score(x + p, A, y + q), score(x, A, y) + score(p, A, q)
+
+
+def _adding_is_separable(wit: Witness) -> None:
+    # "Adding keeps content and position separable: the score is x^T A y + p^T A q."
+    # The cross terms x^T q + p^T y = sin 3 + cos 1 (step 10). Were the claim
+    # true, the two sides would agree to all 50 digits; a tenth is far above
+    # that and far below the witness.
+    full, separate = _separable_witness()
     wit.differs(
-        score(x + p, A, y + q),
-        score(x, A, y) + score(p, A, q),
-        at=f"d = {width}, A = I, x = e_0, y = e_1, p = PE(1), q = PE(3)",
+        full,
+        separate,
+        at=f"d = {INPUTS['witness_width']}, A = I, x = e_0, y = e_1, p = PE(1), q = PE(3)",
         margin=sp.Rational(1, 10),
         by="a tenth; the claim would leave a difference of 0",
     )
 
 
-def _concatenation_always_separates(wit: Witness) -> None:
-    # "Concatenating [x; p] keeps content and position apart, whatever A is."
-    # One content and one position feature, and one query/key column that reads
-    # both: Wq = Wk = (1, 1)^T, so A = Wq Wk^T = [[1, 1], [1, 1]] is not
-    # block-diagonal. With x = y = p = q = 1 the score is 4, content-content
-    # plus position-position is 2: the cross terms add exactly 2, more than
-    # the size 1 of either separate term.
+def _concatenated_witness() -> tuple[sp.Expr, sp.Expr]:
+    """The second misreading's two sides: (stacked score, the two diagonal-block terms).
+
+    One content and one position feature, and one query/key column that reads
+    both: Wq = Wk = (1, 1)^T, so A = Wq Wk^T = [[1, 1], [1, 1]] is not
+    block-diagonal; x = y = p = q = 1. Step 11 pins the sides at 4 and 2.
+    """
     weights = sp.Matrix([[1], [1]])
     A = weights * weights.T
     one = sp.Matrix([1])
-    wit.differs(
+    return (
         score(one.col_join(one), A, one.col_join(one)),
         score(one, A[:1, :1], one) + score(one, A[1:, 1:], one),
+    )
+
+
+def _concatenation_always_separates(wit: Witness) -> None:
+    # "Concatenating [x; p] keeps content and position apart, whatever A is."
+    # The score is 4, content-content plus position-position is 2: the cross
+    # terms add exactly 2, more than the size 1 of either separate term.
+    stacked, separate = _concatenated_witness()
+    wit.differs(
+        stacked,
+        separate,
         at="m = k = 1, A = [[1, 1], [1, 1]] (Wq = Wk = (1, 1)^T), x = y = p = q = 1",
         margin=1,
         by="1, the size of each separate term",

@@ -142,6 +142,15 @@ def checks(rec: Recorder) -> None:
         scope="all real m, q and every speed w > 0",
     )
 
+    # The widths of steps 3 to 5 and 7 are the even d = 2, 4, .., max_width, whose
+    # sum is max_width (max_width + 2) / 4 (20 for max_width = 8).
+    rec.exact(
+        "the symbolic checks take every even width 2 .. max_width",
+        sum(WIDTHS),
+        INPUTS["max_width"] * (INPUTS["max_width"] + 2) // 4,
+        scope="the sum of the widths of steps 3 to 5 and 7 against the closed form N (N + 2) / 4",
+    )
+
     # Step 3. The whole vector. The rotary matrix is block-diagonal with one turn
     # per pair, at the speeds w_i = base^(-2i/d) of the sinusoidal code; the score
     # is the sum of the pairs' scores. The right-hand side contains m and n only
@@ -243,16 +252,24 @@ def checks(rec: Recorder) -> None:
         scope="(d, m, pairing) in {(2, 1, interleaved), (8, 3, half), (8, -7, interleaved), "
         "(16, 1000, half)}, base 10000, every entry",
     )
-    mismatched = 0
+    mismatched, compared = 0, 0
     for d in (*WIDTHS, 64, 4096):
         perm = pairing_permutation(d)
         wanted = [j // 2 if j % 2 == 0 else j // 2 + d // 2 for j in range(d)]  # Pi's map
         mismatched += sum(int(x != y) for x, y in zip(perm.tolist(), wanted, strict=True))
+        compared += len(wanted)
     rec.exact(
         "posenc.pairing_permutation(d)[2i] = i and [2i+1] = i + d/2 (the map of Pi)",
         mismatched,
         0,
         scope=f"d = {', '.join(map(str, (*WIDTHS, 64, 4096)))}; count of wrong indices",
+    )
+    # Every index of every width was compared: 2 + 4 + .. + max_width + 64 + 4096.
+    rec.exact(
+        "pairing_permutation was compared with Pi at every index of every width",
+        compared,
+        INPUTS["max_width"] * (INPUTS["max_width"] + 2) // 4 + 64 + 4096,
+        scope="count of indices compared against the closed form N (N + 2) / 4 + 64 + 4096",
     )
 
     # Step 8. posenc.rotary against mpmath at 50 digits, including positions far
@@ -261,7 +278,7 @@ def checks(rec: Recorder) -> None:
     # sum_i (q_a k_a + q_b k_b) cos((n - m) w_i) + (q_b k_a - q_a k_b) sin((n - m) w_i).
     d = 16
     x = rng.normal(size=(6, d))  # (6, d)
-    where = [0, 1, 37, 4095, 10**9 + 7, 2**52 + 1]
+    where = [0, 1, 37, 4095, 1_000_000_007, 4_503_599_627_370_497]  # ..., 10^9 + 7, 2^52 + 1
     errors = []
     with mpmath.workdps(50):
         for pairing in ("interleaved", "half"):
@@ -428,10 +445,17 @@ def _pairings_interchangeable(wit: Witness) -> None:
 def _adds_a_vector(wit: Witness) -> None:
     # If rotary added a position vector p_m, then R(m w) q - q = p_m would be the
     # same for every q. It is not: it is (R(m w) - I) q, which follows q.
+    # The two sides are pinned to their closed forms (R(1) - I) e_0 and (R(1) - I) e_1
+    # from the rotation's entries; a side that is not that breaks the refutation.
     q1, q2 = sp.Matrix([1, 0]), sp.Matrix([0, 1])
+    lhs = substitute(turn(m * w) * q1 - q1, {m: 1, w: 1})
+    rhs = substitute(turn(m * w) * q2 - q2, {m: 1, w: 1})
+    closed = (sp.Matrix([sp.cos(1) - 1, sp.sin(1)]), sp.Matrix([-sp.sin(1), sp.cos(1) - 1]))
+    if (lhs, rhs) != closed:
+        raise ValueError(f"R(1) e_j - e_j is not (R(1) - I) e_j: got {lhs.T}, {rhs.T}")
     wit.differs(
-        substitute(turn(m * w) * q1 - q1, {m: 1, w: 1}),
-        substitute(turn(m * w) * q2 - q2, {m: 1, w: 1}),
+        lhs,
+        rhs,
         at="one pair, w = 1, m = 1, q1 = (1, 0), q2 = (0, 1)",
         margin=MARGIN,
         by=BY,

@@ -61,12 +61,14 @@ POWER_EXPONENTS = tuple(Fraction(t, 4) for t in range(1, 8))  # 1/4, 1/2, ..., 7
 LOG_RATES = (Fraction(1, 4), Fraction(1, 2), Fraction(1), Fraction(2), Fraction(4))
 
 # Symbols, declared once. Positions and scores are real; r1 and r2 positive; a
-# distance d on the integers, split into its cases; rho in (0, 1) for the log kernel.
+# distance on the integers, split into its cases d >= 1 and n <= -1; rho in (0, 1)
+# for the log kernel.
 u, b0 = sp.symbols("u b_0", real=True)
 r1 = sp.Symbol("r_1", positive=True)
 s = sp.Symbol("s", positive=True)
 b = sp.Symbol("b", nonnegative=True)
 d = sp.Symbol("d", integer=True, positive=True)
+n = sp.Symbol("n", integer=True, negative=True)
 rho = sp.Symbol("rho", positive=True)
 i, k = sp.symbols("i k", integer=True, nonnegative=True)
 L = sp.Symbol("L", integer=True, positive=True)
@@ -123,6 +125,13 @@ def smallest_eigenvalue(kernel, points: list) -> mpmath.mpf:
         return min(mpmath.eigsy(small, eigvals_only=True))
 
 
+def float_smallest_eigenvalue(matrix: np.ndarray) -> float:
+    """The same eigenvalue in float64, with numpy and a basis built anew: a reference."""
+    size = matrix.shape[0]  # matrix (N, N)
+    basis = np.eye(size, size - 1) - np.eye(size, size - 1, k=-1)  # columns e_k - e_(k+1)
+    return float(np.linalg.eigvalsh(basis.T @ matrix @ basis)[0])  # ascending
+
+
 def checks(rec: Recorder) -> None:
     # Step 1. ALiBi is the power kernel with r2 = 1. For j <= i its bias is
     # -m_h (i - j) = -m_h |i - j|^1. The library's ALiBi bias is compared, entry by
@@ -130,18 +139,19 @@ def checks(rec: Recorder) -> None:
     length = 64
     bias = alibi_bias(length, 8)  # (H, L, L)
     slopes = alibi_slopes(8)  # (H,)
-    wrong = 0
+    equal = 0
     for h in range(8):
         slope = sp.Rational(Fraction(float(slopes[h])))
         for row in range(length):
             for col in range(row + 1):
                 wanted = power_kernel(sp.Integer(row - col), slope, 1)
-                wrong += sp.Rational(Fraction(float(bias[h, row, col]))) != wanted
+                equal += sp.Rational(Fraction(float(bias[h, row, col]))) == wanted
+    # Every entry on or below the diagonal: 8 heads of 64 * 65 / 2 entries.
     rec.exact(
         "posenc.alibi_bias(64, 8)[h, i, j] = -m_h |i - j|^1 for every j <= i "
-        "(count of unequal entries)",
-        int(wrong),
-        0,
+        "(count of equal entries, against 8 * 64 * 65 / 2)",
+        int(equal),
+        8 * (length * (length + 1) // 2),
         scope="H = 8, i = 0..63, j = 0..i; exact rationals",
     )
 
@@ -156,7 +166,7 @@ def checks(rec: Recorder) -> None:
             2 * first * second - 2 * sum(cp * ap for cp, ap in zip(c, a, strict=True)) ** 2
         )
 
-    rec.instances(
+    lemma_cases = rec.instances(
         "sum_ij c_i c_j (a_i - a_j)^2 = 2 (sum c)(sum c a^2) - 2 (sum c a)^2",
         ((f"N = {size}", lemma(size)) for size in SYMBOLIC_SIZES),
         scope=f"N = 2..{INPUTS['symbolic_points']}; every c_i and a_i a real symbol",
@@ -170,11 +180,17 @@ def checks(rec: Recorder) -> None:
         return form(lambda t: power_kernel(t, r1, 2), x, c) - 2 * r1 * moment**2
 
     # The page names the largest N of both families as the input symbolic_points.
-    rec.instances(
+    squared_cases = rec.instances(
         "sum c = 0: sum_ij c_i c_j (-r1 |x_i - x_j|^2) = 2 r1 (sum c_i x_i)^2",
         ((f"N = {size}", squared(size)) for size in SYMBOLIC_SIZES),
         scope=f"N = 2..{INPUTS['symbolic_points']}; symbolic points x_i, r1 > 0 and zero-sum c, "
         "c_N = -(c_1 + ... + c_(N-1))",
+    )
+    rec.exact(
+        "the two families above ran N = 2..symbolic_points each (count of cases)",
+        lemma_cases.samples + squared_cases.samples,
+        2 * (INPUTS["symbolic_points"] - 1),
+        scope="the numbers of cases of the two instances checks",
     )
 
     # Step 3. r2 = 1 on the integers. The second difference of |d| is 2 at d = 0 and
@@ -194,8 +210,8 @@ def checks(rec: Recorder) -> None:
     )
     rec.identity(
         "|d + 1| + |d - 1| - 2 |d| = 0 for every integer d <= -1",
-        second_difference(-d),
-        scope="every integer d <= -1, written as -d with d >= 1",
+        second_difference(n),
+        scope="every integer d <= -1 (a negative integer symbol)",
     )
     rec.exact(
         "|0 + 1| + |0 - 1| - 2 |0| = 2",
@@ -205,24 +221,23 @@ def checks(rec: Recorder) -> None:
     )
     # So the matrix of -|x - y| on 0..N-1, in the basis e_k - e_(k+1), is 2 I: the form
     # is 2 sum_k (c_1 + ... + c_k)^2. Checked by computing B^T A B in integers.
-    wrong = 0
+    holds = 0
     for size in EXACT_SIZES:
         matrix = [[-abs(p - q) for q in range(size)] for p in range(size)]
-        small = projected(matrix, size)
-        wrong += sum(
-            int(small[x][y] != 2 * (x == y)) for x in range(size - 1) for y in range(size - 1)
-        )
+        twice = [[2 * (x == y) for y in range(size - 1)] for x in range(size - 1)]
+        holds += projected(matrix, size) == twice
     # The page names the largest N as the input exact_points.
     rec.exact(
-        "on 0..N-1, B^T [-|i - j|] B = 2 I for the basis e_k - e_(k+1) (count of wrong entries)",
-        wrong,
-        0,
+        "on 0..N-1, B^T [-|i - j|] B = 2 I for the basis e_k - e_(k+1) (count of the sizes "
+        "N = 2..exact_points where it holds)",
+        int(holds),
+        INPUTS["exact_points"] - 1,
         scope=f"N = 2..{INPUTS['exact_points']}; integer arithmetic",
     )
     # The partial-sum form on scattered integer points (a set inside 0..L-1, c extended
     # by zeros), against the form computed directly: exact, on random cases.
     generator = random.Random(20)
-    wrong, cases = 0, 300
+    agree, cases = 0, 300
     for _ in range(cases):
         size = generator.randint(2, 9)
         points = sorted(generator.sample(range(-50, 50), size))
@@ -233,12 +248,12 @@ def checks(rec: Recorder) -> None:
         # Every gap between neighbours contributes 2 (gap) (c_1 + ... + c_k)^2.
         partial = itertools.accumulate(c)
         gaps = [q - p for p, q in itertools.pairwise(points)]
-        wrong += direct != sum(2 * g * t * t for g, t in zip(gaps, partial, strict=False))
+        agree += direct == sum(2 * g * t * t for g, t in zip(gaps, partial, strict=False))
     rec.exact(
         "scattered integer points: the form of -|x - y| is 2 sum_k gap_k (c_1 + ... + c_k)^2 "
-        "(count of failures)",
-        int(wrong),
-        0,
+        "(count of agreeing cases)",
+        int(agree),
+        cases,
         scope="300 random cases: 2..9 distinct points in -50..49, zero-sum integer c in -9..9",
     )
 
@@ -257,10 +272,16 @@ def checks(rec: Recorder) -> None:
         matrix = sp.Matrix(size, size, lambda p, q: rho ** abs(p - q))
         return matrix.det() - (1 - rho**2) ** (size - 1)
 
-    rec.instances(
+    minors = rec.instances(
         "det [rho^|i - j|]_(i, j < N) = (1 - rho^2)^(N - 1)",
         ((f"N = {size}", kms_minor(size)) for size in range(1, INPUTS["kms_size"] + 1)),
         scope=f"N = 1..{INPUTS['kms_size']}; symbolic rho > 0",
+    )
+    rec.exact(
+        "the determinants above ran N = 1..kms_size (count of cases)",
+        minors.samples,
+        INPUTS["kms_size"],
+        scope="the number of cases of the instances check",
     )
 
     # Step 5. The power kernel for 0 < r2 < 2. Schoenberg's route writes |x|^r2 as
@@ -276,10 +297,16 @@ def checks(rec: Recorder) -> None:
         sines = sum(cp * sp.sin(u * xp) for cp, xp in zip(c, x, strict=True))
         return lhs - (cosines**2 + sines**2)
 
-    rec.instances(
+    expansions = rec.instances(
         "sum_ij c_i c_j cos(u (x_i - x_j)) = (sum c cos u x)^2 + (sum c sin u x)^2",
         ((f"N = {size}", fourier(size)) for size in FOURIER_SIZES),
         scope=f"N = 2..{INPUTS['fourier_points']}; symbolic c_i, x_i and u",
+    )
+    rec.exact(
+        "the expansions above ran N = 2..fourier_points (count of cases)",
+        expansions.samples,
+        INPUTS["fourier_points"] - 1,
+        scope="the number of cases of the instances check",
     )
     # The representation itself is not checked here. Evidence for the conclusion, in
     # floating point: on 0..15 and on 12 random real points, the smallest eigenvalue
@@ -287,13 +314,27 @@ def checks(rec: Recorder) -> None:
     rng = np.random.default_rng(20)
     scattered = sorted(rng.uniform(0.0, 40.0, size=12).tolist())
     grid = list(range(INPUTS["numeric_points"]))
-    lowest, count = None, 0
+    # The reference: the same matrices in float64, built by numpy from |x_i - x_j|.
+    distances = [
+        np.abs(np.subtract.outer(p, p)) for p in (np.array(grid, float), np.array(scattered))
+    ]
+    lowest, count, values = None, 0, []
     for exponent in POWER_EXPONENTS:
         power = float(exponent)
         for points in (grid, scattered):
             value = smallest_eigenvalue(lambda t, e=power: -(abs(t) ** e), points)
             lowest = value if lowest is None else min(lowest, value)
             count += 1
+            values.append(value)
+    rec.close(
+        "power kernel, r2 = 1/4..7/4: each smallest eigenvalue (mpmath) against numpy's eigvalsh "
+        "of -|x_i - x_j|^r2 in float64",
+        values,
+        [float_smallest_eigenvalue(-(g ** float(e))) for e in POWER_EXPONENTS for g in distances],
+        tol=1e-9,
+        scope="the 14 matrices of the next check: 7 exponents on points 0..15 and on the 12 "
+        "random points; mpmath eigsy at 40 digits against numpy float64",
+    )
     margin = INPUTS["eigenvalue_margin"]
     rec.band(
         "power kernel, r2 = 1/4..7/4: every B^T A B in the basis e_k - e_(k+1) of the "
@@ -307,13 +348,23 @@ def checks(rec: Recorder) -> None:
         quantity="power_smallest_eigenvalue",
         show=Show(sig=2),
     )
-    lowest, count = None, 0
+    lowest, count, values = None, 0, []
     for speed in LOG_RATES:
         slope = float(speed)
         for points in (grid, scattered):
             value = smallest_eigenvalue(lambda t, g=slope: -mpmath.log(1 + g * abs(t)), points)
             lowest = value if lowest is None else min(lowest, value)
             count += 1
+            values.append(value)
+    rec.close(
+        "log kernel, r2 = 1/4..4: each smallest eigenvalue (mpmath) against numpy's eigvalsh "
+        "of -ln(1 + r2 |x_i - x_j|) in float64",
+        values,
+        [float_smallest_eigenvalue(-np.log1p(float(r) * g)) for r in LOG_RATES for g in distances],
+        tol=1e-9,
+        scope="the 10 matrices of the next check: 5 rates on points 0..15 and on the 12 "
+        "random points; mpmath eigsy at 40 digits against numpy float64",
+    )
     rec.band(
         "log kernel, r2 = 1/4..4: every B^T A B in the basis e_k - e_(k+1) of the zero-sum "
         "vectors has eigenvalues above 1e-6 (only their sign speaks of the kernel)",
@@ -401,6 +452,7 @@ def checks(rec: Recorder) -> None:
         "posenc.figures.kerple's power and log kernels equal the formulas",
         errors,
         tol=1e-12,
+        samples=len(where) * (len(figure.POWERS) + len(figure.LOGS)),
         scope="r1 = 1.5, the figure's r2 values, 129 distances in [0, 16]; mpmath at 30 digits",
     )
 

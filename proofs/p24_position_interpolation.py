@@ -27,6 +27,7 @@ import sympy as sp
 
 from posenc import rope
 from posenc.figures.interpolation import fig_position_interpolation
+from posenc.rotary import rotary_matrix
 from proofs.exact import minus
 from proofs.kit import Misreading, Recorder, Show, Witness, substitute
 
@@ -127,15 +128,24 @@ def nearest_root(value: float, power: Fraction, root: int) -> bool:
 
 
 def linear_is_nearest(dim: int, b: int, factor: float) -> int:
-    """Pairs whose "linear" speed is not the float64 nearest to b^(-2i/d) / s."""
+    """Right answers, 3 per pair, to: is "linear" the float64 nearest to b^(-2i/d) / s?
+
+    Each pair's speed must pass, and both neighbouring floats must fail (they cannot be
+    the nearest when it is): 3 d/2 in all only if every speed is the nearest float and
+    the test tells it from its neighbours; a test that accepts anything scores d/2.
+    """
     got, _ = rope.inv_freq("linear", dim, base=float(b), factor=factor)  # (d/2,)
     scale = Fraction(factor)
-    wrong = 0
+    right = 0  # answers that are right
     for j, value in enumerate(got.tolist()):
         exponent = Fraction(2 * j, dim)  # T = b^(-p/r) / s, so T^r = 1 / (b^p s^r)
         p, r = exponent.numerator, exponent.denominator
-        wrong += not nearest_root(value, 1 / (Fraction(b) ** p * scale**r), r)
-    return wrong
+        power = 1 / (Fraction(b) ** p * scale**r)
+        below, above = math.nextafter(value, 0.0), math.nextafter(value, math.inf)
+        right += nearest_root(value, power, r)
+        right += not nearest_root(below, power, r)
+        right += not nearest_root(above, power, r)
+    return right
 
 
 def checks(rec: Recorder) -> None:
@@ -161,24 +171,26 @@ def checks(rec: Recorder) -> None:
     # the nearest float64, against the number tried.
     rec.exact(
         'posenc.rope.inv_freq("linear") is the float64 nearest to b^(-2i/d) / s for every '
-        "pair (count of configurations where it is, against the number tried)",
-        sum(int(linear_is_nearest(*config) == 0) for config in CONFIGS),
+        "pair, and neither neighbouring float is (count of configurations where it is, "
+        "against the number tried)",
+        sum(int(linear_is_nearest(*config) == 3 * config[0] // 2) for config in CONFIGS),
         len(CONFIGS),
         scope="d = 64, 128; b = 10000, 500000; s = 2, 4, 8, 16, 1.5, 2.5, 3, 5; every pair; "
         "exact integer comparison of powers",
         quantity="configurations",
     )
-    unequal = 0
+    equal = 0
     for dim, b, factor in CONFIGS:
         if factor not in POWERS_OF_TWO:
             continue
         linear, _ = rope.inv_freq("linear", dim, base=float(b), factor=factor)  # (d/2,)
         plain, _ = rope.inv_freq("default", dim, base=float(b))  # (d/2,)
-        unequal += int(np.count_nonzero(linear != plain / factor))
+        equal += int(np.count_nonzero(linear == plain / factor))
     rec.exact(
-        'for s a power of two, "linear" = "default" / s bit for bit (count of unequal speeds)',
-        unequal,
-        0,
+        'for s a power of two, "linear" = "default" / s bit for bit (count of equal speeds, '
+        "against the 4 scales x 2 bases x (32 + 64) pairs)",
+        equal,
+        4 * 2 * (32 + 64),
         scope="d = 64, 128; b = 10000, 500000; s = 2, 4, 8, 16; every pair",
     )
     # The caches agree as well: positions m with the speeds divided by 4, and the
@@ -192,9 +204,9 @@ def checks(rec: Recorder) -> None:
     cos_b, sin_b = rope.cos_sin(positions / 4, plain, layout="pairs")  # (L', 64) each
     rec.exact(
         "posenc.rope.cos_sin: speeds w_i / 4 at positions m equal speeds w_i at m / 4 "
-        "(count of unequal entries)",
-        int(np.count_nonzero(cos_a != cos_b) + np.count_nonzero(sin_a != sin_b)),
-        0,
+        "(count of equal entries, against 2048 positions x 64 pairs x cosine and sine)",
+        int(np.count_nonzero(cos_a == cos_b) + np.count_nonzero(sin_a == sin_b)),
+        2048 * 64 * 2,
         scope="d = 128, b = 10000, s = 4, m = 0..2047, every pair, cosine and sine, float64",
     )
 
@@ -211,6 +223,15 @@ def checks(rec: Recorder) -> None:
             pi_score(q, k, w).subs({m: m + t, n: n + t}, simultaneous=True) - pi_score(q, k, w)
         ).rewrite(sp.exp),
         scope="every speed w > 0, scale s > 0, positions m, n, shift t and real q, k",
+    )
+    # The matrix R'(m) used for the whole vector is posenc's rotary matrix at the fed
+    # position m / s: at b = 10000, s = 4, m = 5 (fed as 1.25, exact), width 8.
+    built = substitute(rotation(m, 8), {m: 5, base: 10000, s: 4})
+    rec.numeric(
+        "R'(m) built from the speeds b^(-2i/d) / s equals posenc.rotary.rotary_matrix at m / s",
+        np.array(sp.N(built, 30), dtype=float) - rotary_matrix(1.25, 8, base=10000.0),
+        tol=1e-15,
+        scope="d = 8, b = 10000, s = 4, m = 5, every entry; float64 correctly rounded",
     )
     rec.instances(
         "<R'(m) q, R'(n) k> = <q, R'(n - m) k> for the whole vector, speeds b^(-2i/d) / s",
@@ -238,18 +259,20 @@ def checks(rec: Recorder) -> None:
         scope="every L0, speed w > 0 and s > 0",
     )
     lengths = [(2048, 4096), (2048, 3072), (4096, 16384), (4096, 32768), (8192, 65536)]
-    outside = 0
+    landed = 0
     for train, stretched in lengths:
         scale = Fraction(stretched, train)
         fed_all = [Fraction(p * train, stretched) for p in range(stretched)]
-        outside += sum(int(not 0 <= f <= train - 1 / scale) for f in fed_all)
-        outside += max(fed_all) != train - 1 / scale
-        outside += len(set(fed_all)) != stretched  # no two tokens share a position
+        # The distinct fed positions in [0, L0 - 1/s]: L' of them iff all are there and
+        # no two tokens share a position; and one more if the last is L0 - 1/s.
+        landed += len({f for f in fed_all if 0 <= f <= train - 1 / scale})
+        landed += max(fed_all) == train - 1 / scale
     rec.exact(
         "every fed position m L0 / L' lies in [0, L0 - 1/s], the last one is L0 - 1/s, "
-        "and no two coincide (count of failures)",
-        outside,
-        0,
+        "and no two coincide (distinct positions in range plus lengths ending at L0 - 1/s, "
+        "against the sum of L' plus 5)",
+        landed,
+        (4096 + 3072 + 16384 + 32768 + 65536) + 5,
         scope="(L0, L') = (2048, 4096), (2048, 3072), (4096, 16384), (4096, 32768), "
         "(8192, 65536); every m, exact rationals",
     )
@@ -365,9 +388,15 @@ def _same_resolution(wit: Witness) -> None:
     # (speed 1), neighbours are turned apart by 1 radian in training and by 1/4 under
     # PI at s = 4.
     point = {w: 1, s: 4, m: 0}
+    stretched = substitute((m + 1) / s * w - m / s * w, point)
+    trained = substitute((m + 1) * w - m * w, point)
+    # The two steps are pinned to the page's values: 1/4 radian under PI (pair 0 of
+    # "linear" at s = 4 turns by 1/4 per position), 1 radian in training.
+    if (stretched, trained) != (sp.Rational(1, 4), 1):
+        raise ValueError(f"the steps are not 1/4 and 1 radian: {stretched}, {trained}")
     wit.differs(
-        substitute((m + 1) / s * w - m / s * w, point),
-        substitute((m + 1) * w - m * w, point),
+        stretched,
+        trained,
         at="pair 0 (w = 1), s = 4, positions 0 and 1: PI's angle step against training's",
         margin=sp.Rational(1, 2),
         by="half a radian",

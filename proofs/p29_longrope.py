@@ -22,6 +22,7 @@ Uses: 12, 24, 27.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from pathlib import Path
 
@@ -156,9 +157,16 @@ def checks(rec: Recorder) -> None:
         long_factor=[float(s_pi)] * (width // 2),
     )
     linear, _ = rope.inv_freq("linear", width, base=float(spec.base), factor=float(s_pi))
+    compared = list(zip(uniform.tolist(), linear.tolist(), strict=True))
+    rec.exact(
+        f"every lambda_i = {s_pi}: pairs compared, one per rotated pair (d/2)",
+        len(compared),
+        width // 2,
+        scope=f"d = {width}; posenc's longrope and linear speeds",
+    )
     rec.exact(
         f"every lambda_i = {s_pi}: posenc's longrope speeds equal its PI speeds (differing pairs)",
-        sum(int(x != y) for x, y in zip(uniform.tolist(), linear.tolist(), strict=True)),
+        sum(int(x != y) for x, y in compared),
         0,
         scope=f"d = {width}, b = 1e4, s = {s_pi}; float64 values compared exactly",
     )
@@ -236,6 +244,29 @@ def checks(rec: Recorder) -> None:
         show=Show(sig=3),
         by=slowest,
     )
+    # The misreadings' witnesses, whose differences the page shows, pinned here: the
+    # first one's factors against the lists, the second one's angles against mpmath.
+    last_long, first_long = _long_last_first()
+    rec.exact(
+        "the first misreading's witness: last long factor minus first, against the list",
+        last_long - first_long,
+        Fraction(long[last]) - Fraction(long[0]),
+        scope=f"{where}; pairs {last} and 0",
+    )
+    used_angle, short_angle = _angles_at_position()
+    p = INPUTS["position"]
+    with mpmath.workdps(50):
+        angle_errors = [
+            float(abs(mpmath.mpf(float(used_angle)) / (p * want_long[last]) - 1)),
+            float(abs(mpmath.mpf(float(short_angle)) / (p * want_short[last]) - 1)),
+        ]
+    rec.numeric(
+        "the second misreading's witness: posenc's angles at position 100, pair 47, at "
+        "L = 8192 and 4096 are p theta_47 / long_47 and p theta_47 / short_47 (relative error)",
+        angle_errors,
+        tol=4.5e-16,
+        scope="float64 angles against mpmath at 50 digits",
+    )
 
     # Step 5. The attention factor. For s = 131072/4096 = 32: ln 32 / ln 4096 = 5/12,
     # so a = sqrt(17/12), and the logits scale by a^2 = 17/12.
@@ -248,13 +279,18 @@ def checks(rec: Recorder) -> None:
         scope="one exact point: s = 32, L0 = 4096",
     )
     shown = cell(float(mpmath.sqrt(mpmath.mpf(17) / 12)), Show(decimals=4))
-    lo, hi = Fraction(1190238, 10**6), Fraction(1190239, 10**6)
+    # floor(10^6 sqrt(17/12)) = isqrt(floor(10^12 * 17/12)): the largest r with r^2 <= N;
+    # sqrt(17/12) is irrational, so lo < sqrt(17/12) < lo + 10^-6.
+    root = math.isqrt(17 * 10**12 // 12)
     rec.exact(
-        "1.190238 < sqrt(17/12) < 1.190239 (squares against 17/12)",
-        int(lo**2 < Fraction(17, 12) < hi**2),
-        1,
-        scope="exact rationals",
+        "1.190238 < sqrt(17/12) < 1.190239: the integer square root of floor(10^12 * 17/12) "
+        "is 1190238 (squares against 17/12)",
+        root,
+        1190238,
+        scope="exact integers",
     )
+    lo = Fraction(root, 10**6)
+    hi = lo + Fraction(1, 10**6)
     check = inside_cell(
         rec,
         f"sqrt(17/12) shows as {shown.text}",
@@ -314,11 +350,32 @@ def checks(rec: Recorder) -> None:
 # -- misreadings -------------------------------------------------------------------
 
 
-def _one_factor(wit: Witness) -> None:
+def _long_last_first() -> tuple[sp.Rational, sp.Rational]:
+    """The config's last and first long factors, exact (pinned in ``checks``)."""
     params = rope.read_config(CONFIG).params
-    wit.differs(
+    return (
         sp.Rational(Fraction(params["long_factor"][-1])),
         sp.Rational(Fraction(params["long_factor"][0])),
+    )
+
+
+def _angles_at_position() -> tuple[sp.Rational, sp.Rational]:
+    """Position 100, pair 47: posenc's angle at L = 8192 and at L0 (pinned in ``checks``)."""
+    spec = rope.read_config(CONFIG)
+    used, _ = spec.inv_freq(seq_len=2 * INPUTS["l0"])
+    claimed, _ = spec.inv_freq(seq_len=INPUTS["l0"])
+    p = INPUTS["position"]
+    return (
+        sp.Rational(Fraction(float(p * used[-1]))),
+        sp.Rational(Fraction(float(p * claimed[-1]))),
+    )
+
+
+def _one_factor(wit: Witness) -> None:
+    last_long, first_long = _long_last_first()
+    wit.differs(
+        last_long,
+        first_long,
         at="the config's long list, last pair against first pair",
         margin=0,
         by="exact, against a claim of exact equality",
@@ -328,13 +385,10 @@ def _one_factor(wit: Witness) -> None:
 def _long_from_position_l0(wit: Witness) -> None:
     # In one sequence of length 8192, position 100 (< L0) turns with the long list, not
     # the short one: pair 47's angle differs.
-    spec = rope.read_config(CONFIG)
-    used, _ = spec.inv_freq(seq_len=2 * INPUTS["l0"])
-    claimed, _ = spec.inv_freq(seq_len=INPUTS["l0"])
-    p = INPUTS["position"]
+    used_angle, short_angle = _angles_at_position()
     wit.differs(
-        sp.Rational(Fraction(float(p * used[-1]))),
-        sp.Rational(Fraction(float(p * claimed[-1]))),
+        used_angle,
+        short_angle,
         at="a sequence of 8192 tokens, position 100, pair 47: posenc's angle against the "
         "short list's",
         margin=sp.Rational(1, 10**6),

@@ -304,6 +304,23 @@ def checks(rec: Recorder) -> None:
         scope=f"q = k = (1, ..., 1), d = 128, b = 1e6, key at (0, 0, w) for w = 0..{reach}",
     )
     drop = float(max(exact_along[0] - v for v in exact_along))
+    # The largest fall is at the far end: every width angle w theta_j (j >= 40, w <= 100) is
+    # below 0.018 < pi, so each width cosine falls as w grows, while the other pairs do not
+    # move; the fall at w = reach is 2 sum over the width pairs of (1 - cos(reach theta_j)).
+    slow = range(WIDTH // 2 - INPUTS["section_width"], WIDTH // 2)
+    with mpmath.workdps(50):
+        fall = 2 * mpmath.fsum(
+            1 - mpmath.cos(reach * mpmath.mpf(BASE) ** (-mpmath.mpf(2 * j) / WIDTH)) for j in slow
+        )
+    rec.close(
+        f"the largest fall along width, offsets 0 to {reach}, is the closed form "
+        f"2 sum_(j = 40..63) (1 - cos({reach} theta_j))",
+        drop,
+        sp.Float(fall, 50),
+        tol=1e-18,
+        scope=f"mpmath at 50 digits against the closed form, d = 128, b = 1e6, w = 0..{reach}; "
+        "absolute error, a fall of size 1e-3",
+    )
     rec.band(
         f"along width the score stays within 1/1000 of its value at offset 0, up to {reach}",
         drop,
