@@ -193,6 +193,13 @@ def checks(rec: Recorder) -> None:
                 repeats.append(abs(mpmath.sin(later) - mpmath.sin(now)))
                 repeats.append(abs(mpmath.cos(later) - mpmath.cos(now)))
                 lengths.append(abs(mpmath.sin(now) ** 2 + mpmath.cos(now) ** 2 - 1))
+    # Five positions at each sampled pair: 1 pair of d = 2, 4 of d = 8, 8 of d = D.
+    rec.exact(
+        "step 7 sampled five positions at each of the 13 pairs",
+        len(lengths),
+        5 * (1 + 4 + 8),
+        scope="d = 2 (1 pair), 8 (4 pairs), D (every D/16-th pair: 8); pos in {0, 1, 7, 1000, 123456}",
+    )
     rec.numeric(
         "lambda_i w_i = 2 pi, PE(pos + lambda_i) = PE(pos) and sin^2 + cos^2 = 1 on pair i, "
         "at sampled (d, i, pos)",
@@ -211,7 +218,7 @@ def checks(rec: Recorder) -> None:
         got_lengths = posenc.wavelengths(width, base=B)
         for k in range(width // 2):
             true = mpmath.power(B, mpmath.mpf(-2 * k) / width)
-            relative.append(float(abs((got_speeds[k] - true) / true)))
+            relative.append(float(abs(mpmath.mpf(got_speeds[k]) / true - 1)))
             relative.append(float(abs(got_lengths[k] * true / (2 * mpmath.pi) - 1)))
     rec.numeric(
         "posenc.frequencies and posenc.wavelengths match b^(-2i/d) and 2 pi b^(2i/d)",
@@ -315,6 +322,12 @@ def _linear_ladder(wit: Witness) -> None:
     at = {d: 6, b: 10000}
     gap_0 = (wavelength.subs(i, 1) - wavelength.subs(i, 0)).subs(at)
     gap_1 = (wavelength.subs(i, 2) - wavelength.subs(i, 1)).subs(at)
+    # The two gaps pinned to their closed forms, so the difference shown cannot move.
+    third = sp.Integer(10000) ** sp.Rational(1, 3)
+    if sp.simplify(gap_0 - 2 * sp.pi * (third - 1)) != 0:
+        raise ValueError(f"the first gap is not 2 pi (10000^(1/3) - 1): got {gap_0}")
+    if sp.simplify(gap_1 - 2 * sp.pi * (third**2 - third)) != 0:
+        raise ValueError(f"the second gap is not 2 pi (10000^(2/3) - 10000^(1/3)): got {gap_1}")
     wit.differs(
         gap_1,
         gap_0,

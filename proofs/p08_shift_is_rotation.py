@@ -80,13 +80,19 @@ def checks(rec: Recorder) -> None:
 
     # Step 2. Stacking the pairs: the whole code, width by width, with the
     # speeds w_i = base^(-2i/d) of Proposition 5 left symbolic in the base.
-    rec.instances(
+    stacked = rec.instances(
         "PE(pos + k) = M_k PE(pos)",
         (
             (f"d = {d}", shift_matrix(k, d) * code(pos, d) - code(pos + k, d))
             for d in STACKED_WIDTHS
         ),
         scope=f"widths d = {', '.join(map(str, STACKED_WIDTHS))}; symbolic pos, k and base",
+    )
+    rec.exact(
+        f"step 2 ran one case for each even width 2..{INPUTS['max_width']} the page names",
+        stacked.samples,
+        INPUTS["max_width"] // 2,
+        scope="the cases of step 2, counted, against max_width / 2 (the even widths 2..max_width)",
     )
 
     # Step 3. The group law, block by block (a block-diagonal product is the

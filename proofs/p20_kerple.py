@@ -469,7 +469,10 @@ def _positive_definite(wit: Witness) -> None:
 
 def _every_power(wit: Witness) -> None:
     # "-r1 |x - y|^r2 is CPD for every r2 > 0." At r2 = 3 a zero-sum c gives -8.
-    value = form(lambda t: power_kernel(t, 1, 3), [0, 1, 2], [1, -2, 1])
+    c = [1, -2, 1]
+    if sum(c) != 0:  # the claim is about zero-sum c only
+        raise ValueError(f"c = {c} does not sum to 0")
+    value = form(lambda t: power_kernel(t, 1, 3), [0, 1, 2], c)
     wit.exact(
         value < 0, at=f"r2 = 3, r1 = 1, points 0, 1, 2, zero-sum c = (1, -2, 1): form {value}"
     )

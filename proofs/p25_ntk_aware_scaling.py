@@ -405,8 +405,12 @@ def _base_times_s(wit: Witness) -> None:
     # slowed by s^((d-2)/d) = 4^(63/64), not by s: the exponent d/(d-2) is what
     # makes the slowest pair's factor exactly s.
     point = {b: 10000, s: 4, h: 63}
+    factor = slowdown(h, b * s).xreplace(point)
+    # Pinned: with b' = b s the slowest pair is slowed by exactly s^(2h/d) = 4^(63/64).
+    if sp.simplify(factor - sp.Integer(4) ** sp.Rational(63, 64)) != 0:
+        raise ValueError(f"the slowdown with b' = b s is not 4^(63/64): got {factor}")
     wit.differs(
-        slowdown(h, b * s).xreplace(point),
+        factor,
         4,
         at="d = 128, b = 10000, s = 4, slowest pair: the factor with b' = b s against s",
         margin=sp.Rational(1, 20),
