@@ -198,7 +198,8 @@ def checks(rec: Recorder) -> None:
         "step 7 sampled five positions at each of the 13 pairs",
         len(lengths),
         5 * (1 + 4 + 8),
-        scope="d = 2 (1 pair), 8 (4 pairs), D (every D/16-th pair: 8); pos in {0, 1, 7, 1000, 123456}",
+        scope="d = 2 (1 pair), 8 (4 pairs), D (every D/16-th pair: 8); "
+        "pos in {0, 1, 7, 1000, 123456}",
     )
     rec.numeric(
         "lambda_i w_i = 2 pi, PE(pos + lambda_i) = PE(pos) and sin^2 + cos^2 = 1 on pair i, "
