@@ -50,7 +50,7 @@ INDEX_PLACEHOLDER = "<!-- posenc-atlas-index -->"
 #: The proposition that explains each scheme, and each other column.
 SCHEME_PROPOSITION = {
     "default": 22,
-    "proportional": 22,
+    "proportional": 31,
     "linear": 24,
     "dynamic": 26,
     "yarn": 27,

@@ -16,7 +16,7 @@ import pytest
 from hooks import atlas
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = {n: f"propositions/p{n:02d}-x.md" for n in range(1, 31)}
+PAGES = {n: f"propositions/p{n:02d}-x.md" for n in range(1, 32)}
 
 
 def kind(name, layers, scheme="default", rotates=True, **extra):
@@ -112,7 +112,7 @@ def test_cells_link_to_the_proposition_that_explains_them():
     data = record()
     text = atlas.fill(atlas.PLACEHOLDER, "atlas/g.md", data, PAGES)
     (line,) = [x for x in text.splitlines() if 'id="gemma4_text"' in x]
-    assert "[proportional (s 8)](../propositions/p22-x.md)" in line
+    assert "[proportional (s 8)](../propositions/p31-x.md)" in line
     assert "| [differs](#why-gemma4_text) |" in line
     assert (
         "differs: known: speeds: a reason. Found: speeds: posenc 32 pairs, the module 64" in text

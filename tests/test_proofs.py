@@ -231,6 +231,17 @@ BREAKS = {
         "block(offsets[j] * thetas[j])",
         "block(offsets[j] * thetas[0])",
     ),
+    # Proposition 31: the reference ladder with the exponent over the rotated width (the
+    # misreading), so posenc's proportional speeds no longer match it
+    "p31_proportional_is_not_partial.py": (
+        "    over = width  # the whole head, not the k turning pairs' 2k coordinates",
+        "    over = 2 * turning(share, width)  # the whole head, not the k turning pairs' 2k",
+    ),
+    # Proposition 32: the tight change taken to second order, phi^2 / 2 (the misreading)
+    "p32_slow_pairs_carry_no_position.py": (
+        "        tight_50 = sp.Float(2 * mpmath.sin(phi / 2), 50)",
+        "        tight_50 = sp.Float(phi**2 / 2, 50)",
+    ),
 }
 
 

@@ -39,8 +39,10 @@ from .mrope import fig_mrope_sections
 from .nope import fig_nope_counts
 from .order import fig_permutation_equivariance
 from .pairings import fig_rope_pairings
+from .proportional import fig_proportional_ladders
 from .rotary import fig_rotary_score
 from .shaw import fig_shaw_clipping
+from .slow import fig_slow_pairs
 from .toy import fig_dog_bites_man
 from .txl import fig_txl_terms
 from .wavelength import fig_wavelength_ladder
@@ -66,8 +68,10 @@ MODULES = (
     "nope",
     "order",
     "pairings",
+    "proportional",
     "rotary",
     "shaw",
+    "slow",
     "toy",
     "txl",
     "wavelength",
@@ -92,6 +96,7 @@ __all__ = [
     "fig_permutation_equivariance",
     "fig_position_interpolation",
     "fig_position_signature",
+    "fig_proportional_ladders",
     "fig_rope_decay",
     "fig_rope_pairings",
     "fig_rotary_score",
@@ -100,6 +105,7 @@ __all__ = [
     "fig_shaw_clipping",
     "fig_shift_rotation",
     "fig_similarity_offset",
+    "fig_slow_pairs",
     "fig_stack_equivariance",
     "fig_t5_buckets",
     "fig_txl_terms",
