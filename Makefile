@@ -82,6 +82,7 @@ test: install chromium
 # Three more strict builds of copies of the checkout (one cold, two from the build cache
 # that `make site` filled) compared byte for byte: minutes of work, kept out of make test's
 # five minutes. CI runs it after make test.
+# `make pdf`'s test is marked slow too (a minute of printing).
 reproducible: site
 	$(PY) -m pytest -m slow
 
