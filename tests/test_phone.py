@@ -148,8 +148,17 @@ def measure_all(context, base: str, urls: list[str], tabs: int = 4) -> dict[str,
     return reports
 
 
-def test_every_page_fits_a_390px_phone(site_dir, served_url, phone):
+#: The pages are measured in this many groups, each its own test, so that the groups can
+#: run on both cores (one sweep of every page was the longest test of make test).
+PHONE_GROUPS = 2
+
+
+@pytest.mark.parametrize(
+    "group", range(PHONE_GROUPS), ids=lambda g: f"group{g + 1}of{PHONE_GROUPS}"
+)
+def test_every_page_fits_a_390px_phone(group, site_dir, served_url, phone):
     pages = sorted(site_pages(site_dir), key=lambda url: url != "propositions/all/")
+    pages = pages[group::PHONE_GROUPS]
     problems = []
     for url, report in measure_all(phone, served_url, pages).items():
         where = url or "(home)"
