@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import http.server
 import os
+import re
 import threading
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
@@ -152,19 +153,30 @@ def is_local(served_url: str) -> Callable[[str], bool]:
     return lambda url: url == origin or url.startswith((origin + "/", "data:", "blob:"))
 
 
-def local_context(chromium, is_local: Callable[[str], bool], **options):
+def off_site(served_url: str) -> re.Pattern[str]:
+    """The URLs a page of the site may not request: any other host (``is_local`` inverted).
+
+    A regular expression, so that Playwright's driver matches it: routing with a
+    Python predicate makes every request of every page a round trip to the test.
+    """
+    parts = urlsplit(served_url)
+    origin = re.escape(f"{parts.scheme}://{parts.netloc}/")
+    return re.compile(f"^(?!{origin}|data:|blob:)")
+
+
+def local_context(chromium, served_url: str, **options):
     """A new browser context (desktop-sized unless ``options`` say otherwise, no
     service workers) in which a request to any other host is aborted."""
     options.setdefault("viewport", {"width": 1280, "height": 900})
     context = chromium.new_context(service_workers="block", **options)
-    context.route(lambda url: not is_local(url), lambda route: route.abort())
+    context.route(off_site(served_url), lambda route: route.abort())
     return context
 
 
 @pytest.fixture(scope="session")
-def browser_context(chromium, is_local: Callable[[str], bool]):
+def browser_context(chromium, served_url: str):
     """One context for every page; a request to any other host is aborted."""
-    context = local_context(chromium, is_local)
+    context = local_context(chromium, served_url)
     try:
         yield context
     finally:
@@ -233,3 +245,35 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     laid += list(waiting)
     assert sorted(map(id, laid)) == sorted(map(id, items))
     items[:] = laid
+
+
+# ----------------------------------------------------------------------------
+# Sections laid out as the reader reaches them (hooks/loading.py, defer_sections):
+# the wrappers must change no spacing.
+
+# The top of every h2 and of the footer, drawn in full: first with the sections
+# wrapped as built, then with each wrapper replaced by its content.
+HEADINGS_WRAPPED_AND_NOT = """async () => {
+  const frame = () => new Promise((done) => requestAnimationFrame(() => done()));
+  const tops = () => [...document.querySelectorAll('article h2, .md-footer')].map(
+    (h) => h.getBoundingClientRect().top + window.scrollY);
+  const later = [...document.querySelectorAll('.posenc-later')];
+  for (const s of later) s.style.contentVisibility = 'visible';
+  await frame();
+  const wrapped = tops();
+  for (const s of later) s.replaceWith(...s.childNodes);
+  await frame();
+  return [later.length, wrapped, tops()];
+}"""
+
+
+def heading_shifts(measured: list, path: str) -> list[tuple[int, float]]:
+    """What ``HEADINGS_WRAPPED_AND_NOT`` measured: each heading that moved, and by how much.
+
+    Fails if the page has no deferred section or the two lists differ in length.
+    """
+    count, wrapped, plain = measured
+    assert count >= 1, f"{path}: no deferred section"
+    assert len(wrapped) == len(plain), path
+    pairs = enumerate(zip(wrapped, plain, strict=True))
+    return [(i, b - a) for i, (a, b) in pairs if abs(a - b) > 0.5]

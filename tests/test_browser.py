@@ -326,9 +326,9 @@ def test_the_page_list_is_every_html_file(site_dir: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def pages_context(chromium, is_local):
+def pages_context(chromium, served_url):
     """A desktop context; requests off the site are aborted."""
-    context = local_context(chromium, is_local)
+    context = local_context(chromium, served_url)
     try:
         yield context
     finally:

@@ -8,20 +8,28 @@ that is). A statement box is stricter: its display formulas fit it, so that no
 part of a claim (a case's condition) hides behind a scroll, unless a formula is
 marked as scrolling on purpose (inside ``<div class="posenc-scroll" markdown>``).
 
-One browser context, one tab per page and one ``page.evaluate`` per page keep
-the check of every page of the site well under a minute.
+The same sweep checks that deferring a page's later sections (hooks/loading.py)
+moves none of its headings, on every page that defers some: at phone width
+the margins differ most by kind of block (lists, admonitions, answers, code).
+
+One browser context and one tab per page keep the check of every page of the
+site within a minute.
 """
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
+from conftest import HEADINGS_WRAPPED_AND_NOT, heading_shifts, local_context
+
+from hooks import registry
+from hooks.loading import LATER_CLASS
 
 pytestmark = pytest.mark.browser
 
+ROOT = Path(__file__).resolve().parent.parent
 PHONE = {"width": 390, "height": 844}
 REFRESH = re.compile(r"<meta[^>]+http-equiv=[\"']?refresh", re.I)
 
@@ -101,16 +109,8 @@ def site_pages(site: Path) -> list[str]:
 
 @pytest.fixture(scope="module")
 def phone(chromium, served_url):
-    """A 390 px wide context; a request to any other host is aborted.
-
-    One regular expression, matched by Playwright's driver, decides: a Python
-    predicate would make every request of every page a round trip to the test.
-    """
-    parts = urlsplit(served_url)
-    origin = re.escape(f"{parts.scheme}://{parts.netloc}/")
-    blocked = re.compile(f"^(?!{origin}|data:|blob:)")
-    context = chromium.new_context(viewport=PHONE, service_workers="block")
-    context.route(blocked, lambda route: route.abort())
+    """A 390 px wide context; a request to any other host is aborted."""
+    context = local_context(chromium, served_url, viewport=PHONE)
     yield context
     context.close()
 
@@ -120,10 +120,29 @@ def test_the_page_list_is_the_site(site_dir):
     assert "" in pages and "graph/" in pages and "404.html" in pages
     assert not any(page.startswith("p/") for page in pages), "redirect stubs are left out"
     assert len(pages) >= 40, pages
+    # Every proposition page defers its later sections, so each is checked for their spacing.
+    entries = registry.load(ROOT / "docs", ROOT)
+    assert {entry.url for entry in entries.values()} <= deferring(site_dir)
 
 
-def measure_all(context, base: str, urls: list[str], tabs: int = 4) -> dict[str, dict]:
-    """MEASURE on every page, ``tabs`` pages loading at once (the biggest goes first)."""
+def deferring(site: Path) -> set[str]:
+    """The pages of ``site_pages`` that lay out some sections only as they near the screen."""
+    found = set()
+    for url in site_pages(site):
+        path = site / url / "index.html" if url == "" or url.endswith("/") else site / url
+        if f'class="{LATER_CLASS}"' in path.read_text(encoding="utf-8"):
+            found.add(url)
+    return found
+
+
+def measure_all(
+    context, base: str, urls: list[str], deferred: set[str] = frozenset(), tabs: int = 4
+) -> dict[str, dict]:
+    """MEASURE on every page, ``tabs`` pages loading at once (the biggest goes first).
+
+    On a page of ``deferred``, then, how far the wrappers of its deferred sections
+    move each heading (``heading_shifts``): this undoes the wrappers, so it comes last.
+    """
     reports: dict[str, dict] = {}
     waiting = iter(urls)
     loading = []
@@ -142,6 +161,9 @@ def measure_all(context, base: str, urls: list[str], tabs: int = 4) -> dict[str,
         try:
             page.wait_for_load_state("load")
             reports[url] = page.evaluate(MEASURE)
+            if url in deferred:
+                measured = page.evaluate(HEADINGS_WRAPPED_AND_NOT)
+                reports[url]["headingShifts"] = heading_shifts(measured, url)
         finally:
             page.close()
         open_next()
@@ -160,8 +182,14 @@ def test_every_page_fits_a_390px_phone(group, site_dir, served_url, phone):
     pages = sorted(site_pages(site_dir), key=lambda url: url != "propositions/all/")
     pages = pages[group::PHONE_GROUPS]
     problems = []
-    for url, report in measure_all(phone, served_url, pages).items():
+    deferred = deferring(site_dir)
+    for url, report in measure_all(phone, served_url, pages, deferred).items():
         where = url or "(home)"
+        if report.get("headingShifts"):
+            problems.append(
+                f"{where}: headings moved by the wrappers of its deferred sections "
+                f"(index, px): {report['headingShifts']}"
+            )
         if not report["hasColumn"]:
             problems.append(f"{where}: no .md-content column")
         if report["scrollWidth"] > report["innerWidth"] + 0.5:

@@ -6,11 +6,11 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import HEADINGS_WRAPPED_AND_NOT, heading_shifts
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from hooks import registry
 from hooks.highlight import PLAIN
-from hooks.loading import LATER_CLASS
 
 pytestmark = pytest.mark.browser
 
@@ -239,21 +239,6 @@ def test_a_page_opened_to_highlight_a_search_gets_the_index_at_once(chromium, se
 _LATER_DRAWN = """() => [...document.querySelectorAll('.posenc-later')].map(
   (s) => s.firstElementChild.checkVisibility({contentVisibilityAuto: true}))"""
 
-# The top of every h2 and of the footer, drawn in full: first with the sections
-# wrapped as built, then with each wrapper replaced by its content.
-_HEADINGS_WRAPPED_AND_NOT = """async () => {
-  const frame = () => new Promise((done) => requestAnimationFrame(() => done()));
-  const tops = () => [...document.querySelectorAll('article h2, .md-footer')].map(
-    (h) => h.getBoundingClientRect().top + window.scrollY);
-  const later = [...document.querySelectorAll('.posenc-later')];
-  for (const s of later) s.style.contentVisibility = 'visible';
-  await frame();
-  const wrapped = tops();
-  for (const s of later) s.replaceWith(...s.childNodes);
-  await frame();
-  return [later.length, wrapped, tops()];
-}"""
-
 
 def test_a_long_page_draws_its_later_sections_only_as_the_reader_reaches_them(
     site_dir, served_url, chromium
@@ -283,41 +268,27 @@ def test_a_link_to_a_later_heading_lands_on_it(site_dir, served_url, chromium):
         context.close()
 
 
-@pytest.mark.parametrize("width", [390, 1280])
-def test_a_deferred_page_once_drawn_is_laid_out_as_if_it_were_not(
-    site_dir, served_url, chromium, width
-):
+def test_a_deferred_page_once_drawn_is_laid_out_as_if_it_were_not(site_dir, served_url, chromium):
     """The wrappers change no spacing: every heading at the same height, to the pixel.
 
-    Every page with deferred sections at phone width (margins differ by kind of
-    block: lists, admonitions, closed answers, code); three at desktop width.
+    At desktop width, on three pages; every page with deferred sections is
+    checked at phone width, where margins differ most by kind of block (lists,
+    admonitions, closed answers, code), in the phone sweep (tests/test_phone.py).
     """
-    if width > 390:
-        deferred = [_largest_proposition(site_dir), "exercises/e1-sinusoidal-table/", "glossary/"]
-    else:
-        deferred = sorted(
-            path.parent.relative_to(site_dir).as_posix() + "/"
-            for path in site_dir.rglob("index.html")
-            if f'class="{LATER_CLASS}"' in path.read_text(encoding="utf-8")
-        )
-        assert len(deferred) >= len(ENTRIES)
-    context = chromium.new_context(viewport={"width": width, "height": 800})
+    deferred = [_largest_proposition(site_dir), "exercises/e1-sinusoidal-table/", "glossary/"]
+    context = chromium.new_context(viewport={"width": 1280, "height": 800})
     moved = {}
     try:
         page = context.new_page()
         for path in deferred:
             page.goto(served_url + path, wait_until="load")
             page.evaluate("document.fonts.ready")
-            count, wrapped, plain = page.evaluate(_HEADINGS_WRAPPED_AND_NOT)
-            assert count >= 1, f"{path}: no deferred section"
-            assert len(wrapped) == len(plain), path
-            pairs = enumerate(zip(wrapped, plain, strict=True))
-            shifts = [(i, b - a) for i, (a, b) in pairs if abs(a - b) > 0.5]
+            shifts = heading_shifts(page.evaluate(HEADINGS_WRAPPED_AND_NOT), path)
             if shifts:
                 moved[path] = shifts
     finally:
         context.close()
-    assert not moved, f"at {width}px, headings moved by the wrappers (index, px): {moved}"
+    assert not moved, f"at 1280px, headings moved by the wrappers (index, px): {moved}"
 
 
 # ----------------------------------------------------------------------------
