@@ -13,7 +13,7 @@ CHROMIUM ?= /usr/bin/chromium
 export NO_MKDOCS_2_WARNING := 1
 export SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 
-.PHONY: all install serve site pdf lighthouse proofs mutants test reproducible conformance lint format lock chromium clean
+.PHONY: all install serve site pdf lighthouse proofs mutants test slow reproducible conformance lint format lock chromium clean
 
 all: test
 
@@ -79,12 +79,14 @@ test: install chromium
 	$(BIN)/mkdocs build --strict  # not --quiet: MkDocs then drops the warnings that --strict counts
 	$(PY) -m pytest -n auto --dist worksteal -m "not slow" --durations=15  # the slowest tests, to keep the five minutes in view
 
+# The tests marked slow, kept out of make test's five minutes; CI runs them after make test.
 # Three more strict builds of copies of the checkout (one cold, two from the build cache
-# that `make site` filled) compared byte for byte: minutes of work, kept out of make test's
-# five minutes. CI runs it after make test.
-# `make pdf`'s test is marked slow too (a minute of printing).
-reproducible: site
-	$(PY) -m pytest -m slow
+# that `make site` filled) compared byte for byte; `make pdf` (a minute of printing); and
+# every page of the site in Chromium, at desktop and phone width, and searched for (make
+# test opens a sample of the pages: tests/conftest.py, sample_of).
+slow: site chromium
+	$(PY) -m pytest -n auto --dist worksteal -m slow --durations=10
+reproducible: slow  # its former name
 
 # The real libraries (torch, transformers, Whisper, fairseq, Keras-Hub on three backends,
 # tensor2tensor, Meta's Llama code) in their own environment, .venv-conformance: never in

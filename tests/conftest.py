@@ -183,15 +183,45 @@ def browser_context(chromium, served_url: str):
         context.close()
 
 
+def sample_of(site: Path, files: list[str]) -> list[str]:
+    """The few of ``files`` (HTML files, relative to ``site``) that make test opens.
+
+    Opening every page of the site in Chromium, at two widths, takes minutes that
+    grow with the corpus, so make test opens a sample and ``make slow`` (run by CI)
+    every page. The sample: the first page of each folder of the site (and each
+    page at its root), and of the propositions the first, the largest and the
+    newest, which is the one just written. Not the printable page of every
+    proposition, which alone costs as much as a dozen.
+    """
+    chosen: dict[str, str] = {}
+    for name in sorted(files):
+        if name != "propositions/all/index.html":
+            chosen.setdefault(name.split("/")[0], name)
+    number = re.compile(r"propositions/p(\d+)-")
+    numbered = sorted(
+        (name for name in files if number.match(name)),
+        key=lambda name: int(number.match(name).group(1)),
+    )
+    if numbered:
+        largest = max(numbered, key=lambda name: (site / name).stat().st_size)
+        chosen.update(first=numbered[0], largest=largest, newest=numbered[-1])
+    return sorted(set(chosen.values()))
+
+
 #: The tests that take long, with a rough cost in seconds on two busy cores: a key
 #: with "::" is a test (each of its parametrized cases costs that much), a key
 #: without is a module that moves as a whole (its module-scoped fixtures are set
 #: up once). Everything else takes a second or less.
 LONG = {
+    # make slow (tests marked slow)
+    "tests/test_reproducible.py::test_a_cold_build_and_builds_from_the_cache_in_another"
+    "_checkout_are_byte_identical": 400,
     "tests/test_citations.py::test_make_pdf_writes_the_corpus": 40,
-    "tests/test_phone.py": 32,
     "tests/test_browser.py::test_pages_render_cleanly[group1of4]": 25,  # the printable page
     "tests/test_browser.py::test_pages_render_cleanly": 17,
+    # make test, and make slow
+    "tests/test_phone.py": 20,  # in make slow, 60
+    "tests/test_browser.py::test_a_sample_of_pages_renders_cleanly": 15,
     "tests/test_proofs.py::test_a_broken_copy_makes_the_runner_fail": 18,
     "tests/test_build_hostile.py": 15,
     "tests/test_site.py": 10,

@@ -1,6 +1,8 @@
 """Every page of the built site, opened in headless Chromium.
 
-For each ``.html`` file of the site (``make site`` first), served locally:
+make test opens a sample of the pages (a page of each kind, and the newest
+proposition: ``conftest.sample_of``); ``make slow``, which CI runs, opens every
+one. For each ``.html`` file opened (``make site`` first), served locally:
 
 - no console error and no uncaught exception;
 - no failed request, no HTTP status >= 400, and no request to any other host
@@ -39,7 +41,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import local_context
+from conftest import local_context, sample_of
 
 pytestmark = pytest.mark.browser
 
@@ -335,12 +337,9 @@ def pages_context(chromium, served_url):
         context.close()
 
 
-@pytest.mark.parametrize("group", range(GROUPS), ids=lambda g: f"group{g + 1}of{GROUPS}")
-def test_pages_render_cleanly(
-    group: int, site_dir: Path, served_url: str, is_local, pages_context
-) -> None:
-    """Every page of one group (every GROUPS-th HTML file of the site) renders cleanly."""
-    waiting = iter(site_pages(site_dir)[group::GROUPS])
+def _check_pages(pages: list[str], site_dir: Path, served_url: str, is_local, context) -> None:
+    """Load ``pages``, TABS at a time; fail naming each page with problems, and all of them."""
+    waiting = iter(pages)
     loading: list[_Visit] = []
     failed: dict[str, list[str]] = {}
     checked = 0
@@ -348,7 +347,7 @@ def test_pages_render_cleanly(
     def open_next() -> None:
         path = next(waiting, None)
         if path is not None:
-            loading.append(_Visit(pages_context, served_url, path, is_local))
+            loading.append(_Visit(context, served_url, path, is_local))
 
     try:
         for _ in range(TABS):
@@ -363,9 +362,27 @@ def test_pages_render_cleanly(
     finally:
         for visit in loading:  # left open by a failure: the context serves other tests
             visit.page.close()
-    assert checked > 0
+    assert checked == len(pages) > 0
     if failed:
         pytest.fail(
             "\n".join(f"{path}:\n  " + "\n  ".join(found) for path, found in failed.items()),
             pytrace=False,
         )
+
+
+def test_a_sample_of_pages_renders_cleanly(
+    site_dir: Path, served_url: str, is_local, pages_context
+) -> None:
+    """A page of each kind, and the newest proposition (conftest.sample_of): in make test."""
+    sample = sample_of(site_dir, site_pages(site_dir))
+    _check_pages(sample, site_dir, served_url, is_local, pages_context)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("group", range(GROUPS), ids=lambda g: f"group{g + 1}of{GROUPS}")
+def test_pages_render_cleanly(
+    group: int, site_dir: Path, served_url: str, is_local, pages_context
+) -> None:
+    """Every page of one group (every GROUPS-th HTML file of the site): in make slow."""
+    pages = site_pages(site_dir)[group::GROUPS]
+    _check_pages(pages, site_dir, served_url, is_local, pages_context)

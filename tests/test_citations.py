@@ -191,7 +191,7 @@ def test_print_page_holds_the_whole_corpus(site_dir, entries):
     assert details and all("open" in tag for tag in details), "every block is open for print"
 
 
-# A minute of printing: kept out of make test's five minutes, run by make reproducible (CI).
+# A minute of printing: kept out of make test's five minutes, run by make slow (CI).
 @pytest.mark.slow
 @pytest.mark.browser
 def test_make_pdf_writes_the_corpus(site_dir, tmp_path):

@@ -22,7 +22,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import HEADINGS_WRAPPED_AND_NOT, heading_shifts, local_context
+from conftest import HEADINGS_WRAPPED_AND_NOT, heading_shifts, local_context, sample_of
 
 from hooks import registry
 from hooks.loading import LATER_CLASS
@@ -125,14 +125,19 @@ def test_the_page_list_is_the_site(site_dir):
     assert {entry.url for entry in entries.values()} <= deferring(site_dir)
 
 
+def _file(url: str) -> str:
+    """The HTML file of a page's URL (as ``site_pages`` gives it), relative to ``site``."""
+    return url + "index.html" if url == "" or url.endswith("/") else url
+
+
 def deferring(site: Path) -> set[str]:
     """The pages of ``site_pages`` that lay out some sections only as they near the screen."""
-    found = set()
-    for url in site_pages(site):
-        path = site / url / "index.html" if url == "" or url.endswith("/") else site / url
-        if f'class="{LATER_CLASS}"' in path.read_text(encoding="utf-8"):
-            found.add(url)
-    return found
+    marker = f'class="{LATER_CLASS}"'
+    return {
+        url
+        for url in site_pages(site)
+        if marker in (site / _file(url)).read_text(encoding="utf-8")
+    }
 
 
 def measure_all(
@@ -170,17 +175,31 @@ def measure_all(
     return reports
 
 
+def test_a_sample_of_pages_fits_a_390px_phone(site_dir, served_url, phone):
+    """A page of each kind, and the newest proposition (conftest.sample_of): in make test."""
+    pages = site_pages(site_dir)
+    sample = set(sample_of(site_dir, [_file(url) for url in pages]))
+    _check_phone([url for url in pages if _file(url) in sample], site_dir, served_url, phone)
+
+
 #: The pages are measured in this many groups, each its own test, so that the groups can
-#: run on both cores (one sweep of every page was the longest test of make test).
+#: run on both cores.
 PHONE_GROUPS = 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "group", range(PHONE_GROUPS), ids=lambda g: f"group{g + 1}of{PHONE_GROUPS}"
 )
 def test_every_page_fits_a_390px_phone(group, site_dir, served_url, phone):
+    """Every page of one group: in make slow."""
     pages = sorted(site_pages(site_dir), key=lambda url: url != "propositions/all/")
-    pages = pages[group::PHONE_GROUPS]
+    _check_phone(pages[group::PHONE_GROUPS], site_dir, served_url, phone)
+
+
+def _check_phone(pages: list[str], site_dir: Path, served_url: str, phone) -> None:
+    """MEASURE on ``pages``; fail listing every problem of every page."""
+    assert pages
     problems = []
     deferred = deferring(site_dir)
     for url, report in measure_all(phone, served_url, pages, deferred).items():
