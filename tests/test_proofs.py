@@ -242,6 +242,11 @@ BREAKS = {
         "        tight_50 = sp.Float(2 * mpmath.sin(phi / 2), 50)",
         "        tight_50 = sp.Float(phi**2 / 2, 50)",
     ),
+    # Proposition 33: the window's edge off by one (n >= m - W lets W + 1 offsets through)
+    "p33_position_per_layer_type.py": (
+        "    return (n <= m) & (n > m - window)  # (L, L)",
+        "    return (n <= m) & (n >= m - window)  # (L, L)",
+    ),
 }
 
 

@@ -46,6 +46,7 @@ from .slow import fig_slow_pairs
 from .toy import fig_dog_bites_man
 from .txl import fig_txl_terms
 from .wavelength import fig_wavelength_ladder
+from .window import fig_window_layers
 from .yarn import fig_yarn_ramps
 
 #: One module per idea; each lists its figures in its own ``__all__``.
@@ -75,6 +76,7 @@ MODULES = (
     "toy",
     "txl",
     "wavelength",
+    "window",
     "yarn",
 )
 
@@ -110,6 +112,7 @@ __all__ = [
     "fig_t5_buckets",
     "fig_txl_terms",
     "fig_wavelength_ladder",
+    "fig_window_layers",
     "fig_yarn_ramps",
     "to_svg",
 ]
