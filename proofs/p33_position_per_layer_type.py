@@ -247,7 +247,9 @@ def checks(rec: Recorder) -> None:
     # Step 4. At offset 1 the angle moves by w (1 - 1/s), in (0, 1) when 0 < w <= 1 and
     # s > 1: not a whole number of turns, so some unit q, k see a different term.
     sliding, misread, window, factor = gemma3_speeds()
-    moves = [Fraction(a) - Fraction(b) for a, b in zip(sliding.tolist(), misread.tolist(), strict=True)]
+    moves = [
+        Fraction(a) - Fraction(b) for a, b in zip(sliding.tolist(), misread.tolist(), strict=True)
+    ]
     rec.exact(
         "Gemma 3's sliding pairs with the global factor: pairs whose angle at offset 1 "
         "does not move by a number in (0, 1)",
@@ -257,9 +259,7 @@ def checks(rec: Recorder) -> None:
         "as exact rationals",
     )
     with mpmath.workdps(50):
-        reference = [
-            mpmath.mpf(10) ** (-mpmath.mpf(4 * 2 * i) / 128) for i in range(sliding.size)
-        ]
+        reference = [mpmath.mpf(10) ** (-mpmath.mpf(4 * 2 * i) / 128) for i in range(sliding.size)]
     rec.close(
         "posenc's sliding speeds are b^(-2i/d) with b = 10^4, d = 128",
         sliding.tolist(),
@@ -362,8 +362,10 @@ def checks(rec: Recorder) -> None:
         scope="argmin of the largest moves",
     )
     with mpmath.workdps(50):
-        angle = (window - 1) * mpmath.mpf(10) ** (-mpmath.mpf(8 * slowest) / 128) * (
-            1 - 1 / mpmath.mpf(factor)
+        angle = (
+            (window - 1)
+            * mpmath.mpf(10) ** (-mpmath.mpf(8 * slowest) / 128)
+            * (1 - 1 / mpmath.mpf(factor))
         )
         least = 2 * mpmath.sin(angle / 2)
     rec.close(
@@ -406,8 +408,7 @@ def checks(rec: Recorder) -> None:
         if len(names) > 1:
             per_type.add(path.stem)
     rec.exact(
-        "configs whose layers are of more than one type are those the page names "
-        "(differences)",
+        "configs whose layers are of more than one type are those the page names (differences)",
         len(per_type ^ set(PER_TYPE_MODELS)),
         0,
         scope="data/configs/*.json read by posenc",
@@ -560,7 +561,7 @@ def _long_speeds_only(wit: Witness) -> None:
 def _factor_everywhere(wit: Witness) -> None:
     # "Gemma 3's factor 8 may go on the sliding layers too: inside a window of 1024 it
     # changes little." Pair 0 at offset 3: cos 3 against cos(3/8).
-    sliding, misread, window, factor = gemma3_speeds()
+    sliding, misread, _, factor = gemma3_speeds()
     offset = INPUTS["misread_offset"]
     with mpmath.workdps(50):
         trained = mpmath.cos(offset * mpmath.mpf(float(sliding[0])))

@@ -62,7 +62,7 @@ def fig_window_layers() -> Figure:
     global ones (base 10^6, linear factor 8); a dashed line marks the window W, and
     crosses mark where the sliding layers' slowest wavelength would sit with the factor
     applied to them. Right: for the first pair of a sliding head whose wavelength exceeds
-    W, the term ``q^T R(k w) k`` of a unit ``q = k`` against the offset ``k`` over the
+    W, the term ``q^T R(j w) q`` of a unit ``q`` against the offset ``j`` over the
     window, with the trained speed and with the speed divided by 8.
     """
     fig = _figure(4.4)
@@ -124,8 +124,8 @@ def fig_window_layers() -> Figure:
         )
     right.axvline(np.pi / trained, color=_MUTED, lw=0.8, ls=":", gid="half-turn")
     right.set_xlim(0, window - 1)
-    right.set_xlabel(f"offset $k$ within the window (pair {pair})", fontsize=_FONT)
-    right.set_ylabel(r"term $q^\top R(k\omega)\,q$, $|q| = 1$", fontsize=_FONT)
+    right.set_xlabel(f"offset $j$ within the window (pair {pair})", fontsize=_FONT)
+    right.set_ylabel(r"term $q^\top R(j\omega)\,q$, $|q| = 1$", fontsize=_FONT)
     right.tick_params(labelsize=_SMALL)
     right.legend(loc="lower left", fontsize=_SMALL - 1, frameon=True, framealpha=0.9)
     right.set_title(
