@@ -61,6 +61,8 @@ SCHEME_PROPOSITION = {
 PAIRING_PROPOSITION = 23
 MROPE_PROPOSITION = 30
 NOPE_PROPOSITION = 17
+#: The proposition on what a sliding-window layer sees, linked from its layer type.
+SLIDING_PROPOSITION = 33
 FACTOR_PROPOSITION = {"yarn": 27, "longrope": 29}
 
 
@@ -166,6 +168,8 @@ def row(case: Mapping[str, Any], pages: Mapping[int, str], anchor: bool = True) 
         name = _cell(kind.get("name", "all"))
         count = len(kind.get("layers") or ())
         layers = f"{name} ({count})" if count else name
+        if "sliding" in name:
+            layers = _link(layers, SLIDING_PROPOSITION, pages)
         if not kind.get("rotates"):
             parts["layers"].append(layers)
             parts["scheme"].append(_link("none (NoPE)", NOPE_PROPOSITION, pages))

@@ -16,7 +16,7 @@ import pytest
 from hooks import atlas
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = {n: f"propositions/p{n:02d}-x.md" for n in range(1, 32)}
+PAGES = {n: f"propositions/p{n:02d}-x.md" for n in range(1, 34)}
 
 
 def kind(name, layers, scheme="default", rotates=True, **extra):
@@ -125,6 +125,14 @@ def test_cells_link_to_the_proposition_that_explains_them():
     assert "[interleaved_thw [24, 20]](../propositions/p30-x.md)" in text
     index = atlas.fill(atlas.INDEX_PLACEHOLDER, atlas.INDEX, data, PAGES)
     assert "[1.208](../propositions/p27-x.md)" in index
+
+
+def test_a_sliding_layer_type_links_to_the_proposition_on_windows():
+    data = record()
+    data["cases"][2]["posenc"]["kinds"].append(kind("sliding_attention", [0, 1, 2, 3, 4]))
+    text = atlas.fill(atlas.PLACEHOLDER, "atlas/g.md", data, PAGES)
+    (line,) = [x for x in text.splitlines() if 'id="gemma4_text"' in x]
+    assert "full_attention (1)<br>[sliding_attention (5)](../propositions/p33-x.md)" in line
 
 
 def test_a_pipe_in_a_reason_does_not_break_the_table():
