@@ -540,7 +540,7 @@ def checks(rec: Recorder) -> None:
 
 def _long_speeds_only(wit: Witness) -> None:
     # "A scaling that changes only the speeds whose wavelength exceeds W changes nothing
-    # a window-W layer sees." Gemma 3's first such pair turns half a turn at an offset
+    # a window-W layer sees." Gemma 3's first such pair passes half a turn at an offset
     # inside the window: a unit q = k scores cos(pi) there, about 0.92 with speed / 8.
     sliding, misread, window, factor = gemma3_speeds()
     pair = int(np.flatnonzero(rope.wavelengths(sliding) > window)[0])
@@ -620,7 +620,7 @@ MISREADINGS = [
         "changes nothing a window-W layer can see",
         _long_speeds_only,
         why="A pair whose wavelength exceeds W still turns by up to 2 pi (W - 1) / wavelength "
-        "inside the window, half a turn for the first such pair of Gemma 3; slowing it "
+        "inside the window, past half a turn for the first such pair of Gemma 3; slowing it "
         "changes its term at every visible offset.",
     ),
     Misreading(
