@@ -29,6 +29,12 @@ How a config is read, as Transformers 5.x reads it:
   num_attention_heads``, under the family's own key names; the rotated width is
   ``int(head_dim * partial_rotary_factor)``, or MLA's ``qk_rope_head_dim`` when the config
   has no partial factor.
+
+The rules above are those of the Transformers pinned for ``make conformance`` (5.24).
+Older versions read some configs otherwise: transformers#38224 (May 2025) reports that a
+YaRN config holding ``original_max_position_embeddings`` had its ``factor`` replaced by
+``max_position_embeddings / original_max_position_embeddings``, whatever ``factor`` it
+gave; a maintainer named pull request #40320 as the fix. posenc reads ``factor`` as given.
 """
 
 from __future__ import annotations

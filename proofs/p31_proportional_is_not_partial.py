@@ -111,6 +111,13 @@ def wave_50(base: int | float, i: int, over: int) -> sp.Float:
         return sp.Float(2 * mpmath.pi / speed_50(base, i, over), 50)
 
 
+def slowest_50(base: int | float, share: Fraction, width: int) -> tuple[sp.Float, sp.Float]:
+    """The slowest turning pair k - 1's wavelengths at 50 digits: 2 pi b^(2(k-1)/d),
+    proportional's (exponent over d), and 2 pi b^(2(k-1)/r), NeoX partial's (over r)."""
+    pair = turning(share, width) - 1
+    return wave_50(base, pair, width), wave_50(base, pair, rotated(share, width))
+
+
 def proportional_50(base: int | float, share: Fraction, width: int) -> list[mpmath.mpf]:
     """The proportional ladder at 50 digits: b^(-2i/d) for i < k, the exponent over d."""
     over = width  # the whole head, not the k turning pairs' 2k coordinates
@@ -170,13 +177,24 @@ def checks(rec: Recorder) -> None:
         slow_neox / slow_prop - b**exponent,
         scope="every b > 0, integers d, k > 0, r = 2k",
     )
-    # Both schemes turn the same number of pairs whenever NeoX's r is even (posenc and
-    # Transformers refuse an odd r): floor(p d) = 2m gives p d / 2 in [m, m + 1/2).
+    # Both schemes turn the same number of pairs whenever NeoX's r is even (posenc
+    # refuses an odd r; Transformers 5.24 rounds an odd partial width up, see the page):
+    # floor(p d) = 2m gives p d / 2 in [m, m + 1/2).
     family = [(w, p) for w in range(2, INPUTS["family_width"] + 1, 2) for p in SHARES]
     even = [(w, p) for w, p in family if rotated(p, w) % 2 == 0 and rotated(p, w) >= 2]
+    # How many (d, p) of the family have r even and >= 2, counted by hand: with t = d/2,
+    # r = 2j exactly for j/p <= t < (2j + 1)/(2p). Per share, in the order of SHARES:
+    # 253, 306, 255, 255, 340, 306, 256, 256, 512 (p = 1: every t; p = 1/2: t even;
+    # p = 1/4: t = 4, 5, 8, 9, ..., 508, 509, 512).
+    rec.exact(
+        "the family's pairs (d, p) with floor(p d) even and >= 2, against the count by hand",
+        len(even),
+        2739,
+        scope=f"d = 2, 4, ..., {INPUTS['family_width']}, the {len(SHARES)} shares of step 1",
+    )
     rec.exact(
         "floor(p d / 2) = floor(p d) / 2 whenever floor(p d) is even and >= 2 (failures)",
-        sum(int(turning(p, w) != rotated(p, w) // 2) for w, p in even),
+        sum(int(turning(p, w) != Fraction(rotated(p, w), 2)) for w, p in even),
         0,
         scope=f"d = 2, 4, ..., {INPUTS['family_width']} and p in "
         f"{{{', '.join(str(p) for p in SHARES)}}}: {len(even)} pairs (d, p) with r even; "
@@ -351,8 +369,7 @@ def checks(rec: Recorder) -> None:
     waves_prop = rope.wavelengths(prop[:k])  # (k,)
     waves_neox = rope.wavelengths(neox)  # (r/2,)
     three = Show(sig=3)
-    exact_prop = wave_50(BASE, k - 1, WIDTH)
-    exact_neox = wave_50(BASE, k - 1, r)
+    exact_prop, exact_neox = slowest_50(BASE, SHARE, WIDTH)
     rec.close(
         "posenc's slowest turning wavelength under proportional is 2 pi b^(2(k-1)/d)",
         float(waves_prop[-1]),
@@ -657,10 +674,11 @@ def _exponent_over_rotated_width(wit: Witness) -> None:
     # "Proportional is NeoX partial with the same factor: b^(-2i/r)." The slowest turning
     # pair at d = 256, p = 1/4, b = 10^6 is 4.08 x 10^6 positions long under that
     # reading and 178 under Transformers' proportional rotary.
-    k = turning(SHARE, WIDTH)
+    # The two wavelengths are step 4's, which it pins to 178 and 4.08 x 10^6.
+    proportional, partial = slowest_50(BASE, SHARE, WIDTH)
     wit.differs(
-        wave_50(BASE, k - 1, rotated(SHARE, WIDTH)),
-        wave_50(BASE, k - 1, WIDTH),
+        partial,
+        proportional,
         at="d = 256, p = 1/4, b = 10^6, pair 31: wavelength with the exponent over r = 64 "
         "against over d = 256 (mpmath, 50 digits)",
         margin=10**6,

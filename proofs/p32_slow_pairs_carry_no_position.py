@@ -12,8 +12,10 @@ most delta |q| |k|; the terms of a set S of such pairs add up to q_S^T k_S, up t
 most delta |q_S| |k_S|. These are the slow pairs that Barbero et al. (arXiv 2410.06205)
 see used as semantic channels, and that p-RoPE removes.
 
-With delta = 1/10, counted from the configs kept in data/configs (read by posenc), with
-the context each declares (the window, for sliding-window layers): 8 of SmolLM3-3B's
+With delta = 1/10, counted from the configs kept in data/configs (read by posenc), over
+the span posenc reads for each kind of layer: its sliding_window when the config gives
+one, else the model's max_position_embeddings (so Gemma 3 4B's sliding layers, whose
+config has no sliding_window, are counted over the whole context): 8 of SmolLM3-3B's
 64 pairs, 5 of Llama 3.1 8B's, none of Llama 2 7B's, 16 of the 32 of gpt-oss-120b's
 sliding-window layers, and none of the turning pairs of Gemma 4 31B's global layers
 (its 192 stopped pairs carry no position at all).
@@ -35,6 +37,7 @@ import sympy as sp
 
 from posenc import layouts, model_config
 from posenc.figures import slow as figure
+from posenc.rotary import rotary_angles
 from proofs import kit
 from proofs.kit import Misreading, Recorder, Show, Witness
 
@@ -134,7 +137,9 @@ def kind_of(stem: str, layer: str | None):
 
 
 def context(kind, reading) -> int | None:
-    """The offsets a layer can see: its window if it has one, else the declared context."""
+    """The span a kind of layer is counted over: the sliding_window posenc reads from its
+    config, else the model's max_position_embeddings (also for a sliding kind whose config
+    names no window, like Gemma 3 4B's); None when the config gives neither."""
     return kind.sliding_window or reading.max_position_embeddings
 
 
@@ -159,9 +164,25 @@ def slow_exact(base: int, over: int, turning: int, length: int) -> int:
     return sum(int(bound < Fraction(base) ** (2 * i)) for i in range(turning))
 
 
+def tight_change(phi):
+    """The change of a unit pair's term with the tight k of step 4 at the angle phi."""
+    return 2 * mpmath.sin(phi / 2)
+
+
+def second_order(phi):
+    """The third misreading's estimate of that change, phi^2 / 2."""
+    return phi**2 / 2
+
+
 def share_of(kind) -> Fraction:
     """The kind's partial_rotary_factor as an exact rational (1 when the config has none)."""
     return Fraction(str(kind.rope.params.get("partial_rotary_factor", 1)))
+
+
+def exponent_width(kind) -> int:
+    """The width w of an exact ladder b^(-2i/w): the head for proportional, else the rotated."""
+    head, share = kind.rope.head_dim, share_of(kind)
+    return head if kind.rope.scheme == "proportional" else int(head * share)
 
 
 def exact_ladder(kind) -> bool:
@@ -217,7 +238,7 @@ def checks(rec: Recorder) -> None:
         sp.Derivative(t - sp.sin(t), t) - 2 * sp.sin(t / 2) ** 2,
         scope="every real t",
     )
-    grid = [mpmath.mpf(j) / 8 for j in range(1, 81)]  # 1/8 .. 10 radians
+    grid = mpmath.linspace(mpmath.mpf("0.125"), 10, 80)  # 1/8, 2/8, .. 10 radians
     with mpmath.workdps(50):
         excess = [float(max(mpmath.sin(x) - x, 0)) for x in grid]
     rec.numeric(
@@ -245,16 +266,23 @@ def checks(rec: Recorder) -> None:
         dots = sum(x * y for x, y in zip(a, b, strict=True))
         return sum(x**2 for x in a) * sum(y**2 for y in b) - dots**2 - squares
 
-    rec.instances(
+    cauchy = rec.instances(
         "(sum a_i^2)(sum b_i^2) - (sum a_i b_i)^2 = sum_(i<j) (a_i b_j - a_j b_i)^2 >= 0",
         ((f"n = {n}", lagrange(n)) for n in range(2, INPUTS["most_pairs"] + 1)),
         scope=f"n = 2 .. {INPUTS['most_pairs']} terms, every real a_i, b_i",
+    )
+    rec.exact(
+        "Lagrange's identity: cases checked (n = 2, 3, 4, 5, 6)",
+        cauchy.samples,
+        5,
+        scope="the family above",
     )
 
     # Step 6. The bound on the library: SmolLM3-3B's ladder and context read by posenc;
     # Hugging Face's rotation with posenc's caches; the slow pairs' terms of random
     # queries and keys at random positions within the context, against delta |q_S| |k_S|
-    # and against the sharper sum of 2 |sin(offset omega_i / 2)| |q_i| |k_i|.
+    # and against the sharper sum of 2 |sin(offset omega_i / 2)| |q_i| |k_i|; and the
+    # statement's chain: sharper sum <= sum |offset| omega_i |q_i| |k_i| <= delta |q_S| |k_S|.
     smol, smol_reading = kind_of("smollm3-3b", None)
     raw = json.loads((CONFIG_DIR / "smollm3-3b.json").read_text())
     length = context(smol, smol_reading)
@@ -283,6 +311,7 @@ def checks(rec: Recorder) -> None:
     pair_q = np.hypot(qs[:, slow], qs[:, slow + w.size])  # (T, |S|)
     pair_k = np.hypot(ks[:, slow], ks[:, slow + w.size])  # (T, |S|)
     sharp = np.sum(2 * np.abs(np.sin(offsets[:, None] * w[slow] / 2)) * pair_q * pair_k, axis=1)
+    linear = np.sum(np.abs(offsets)[:, None] * w[slow] * pair_q * pair_k, axis=1)  # (T,)
     deviation = np.abs(terms - plain)  # (T,)
     rec.numeric(
         "the slow pairs' terms stay within sum 2|sin(offset omega_i/2)| |q_i||k_i| of q_S . k_S "
@@ -298,12 +327,32 @@ def checks(rec: Recorder) -> None:
         tol=1e-12,
         scope="the same samples",
     )
-    rec.exact(
-        "the check is not empty: the slow pairs' terms do move (samples with offset != 0 and "
-        "no change)",
-        int(np.sum((offsets != 0) & (deviation == 0))),
-        0,
+    rec.numeric(
+        "the sharper bound is below sum |offset| omega_i |q_i||k_i|, as 2|sin(phi/2)| <= |phi| "
+        "(excess)",
+        np.maximum(sharp - linear, 0.0),
+        tol=1e-12,
         scope="the same samples",
+    )
+    rec.numeric(
+        "which is below delta |q_S| |k_S|: |offset| omega_i <= omega_i C < delta, and "
+        "Cauchy-Schwarz (excess)",
+        np.maximum(linear - float(DELTA) * norm_q * norm_k, 0.0),
+        tol=1e-12,
+        scope="the same samples",
+    )
+    rec.exact(
+        "the check is not empty: the slow pairs' terms do move (samples with a change, against "
+        "all samples; no sample has offset 0)",
+        int(np.count_nonzero(deviation)),
+        tokens,
+        scope="the same samples",
+    )
+    rec.exact(
+        "the offsets n - m reach C and no further (largest |offset|)",
+        int(np.max(np.abs(offsets))),
+        length,
+        scope="the same samples: positions in [0, C], the pairs (0, C) and (C, 0) included",
     )
 
     # Step 7. Attained on the library: SmolLM3's slowest pair, q = (1, 0) and the tight
@@ -313,6 +362,7 @@ def checks(rec: Recorder) -> None:
         phi = mpmath.mpf(float(w[last])) * length  # the angle posenc's speed gives
         tight_50 = sp.Float(2 * mpmath.sin(phi / 2), 50)
         real_phi = mpmath.mpf(smol.rope.base) ** (-mpmath.mpf(2 * last) / width) * length
+        shown_tight, shown_second = tight_change(phi), second_order(phi)
     unit = np.zeros((1, width))
     unit[0, last] = 1.0
     angle = -(float(phi) / 2 + np.pi / 2)
@@ -332,19 +382,39 @@ def checks(rec: Recorder) -> None:
         "that pair's largest angle over the context, omega C",
         float(w[last]) * length,
         sp.Float(real_phi, 50),
-        tol=float(real_phi) * 1e-15,
+        tol=2e-17,
         scope="posenc's float64 speed times C against b^(-2i/d) C at 50 digits, i = 63, "
-        "b = 5 x 10^6, d = 128; tolerance 10^-15 of the angle",
+        "b = 5 x 10^6, d = 128; tolerance 2 x 10^-17, about 10^-15 of the angle",
         quantity="smol_slowest_angle",
         show=Show(sig=3),
     )
+    rec.close(
+        "the change the third misreading is shown, 2 sin(omega C / 2), is posenc's tight change",
+        got - plain_tight,
+        sp.Float(shown_tight, 50),
+        tol=1e-12,
+        scope="pair 63, the tight q, k above; tight_change at 50 digits",
+    )
+    along = float(hf_rotate(unit, np.array([0]), w)[0] @ hf_rotate(unit, np.array([length]), w)[0])
+    rec.close(
+        "with k = q instead, the change 1 - cos(omega C) is second order: the third misreading's "
+        "(omega C)^2 / 2, up to (omega C)^4 / 24",
+        1 - along,
+        sp.Float(shown_second, 50),
+        tol=1e-8,
+        scope="pair 63, q = k = (1, 0), posenc's caches in HF's layout; (omega C)^4 / 24 is "
+        "about 3 x 10^-9; second_order at 50 digits",
+    )
 
     # Step 8. Counts in every config kept in data/configs: for each kind of layer that
-    # rotates, the context it sees, its speeds (at that length for the length-dependent
+    # rotates, the span it is counted over, its speeds (at that length for the length-dependent
     # schemes), its slow pairs (0 < omega C < delta) and its stopped ones (omega = 0).
     # Default and proportional ladders with a whole-number base are also counted in
     # exact arithmetic; for the others, no speed may sit within 10^-9 of the threshold.
+    # The span is a kind's sliding_window as posenc reads it, else max_position_embeddings
+    # (Gemma 3 4B's file has no sliding_window: its sliding layers get the whole context).
     table, skipped, rotating, exact_kinds, mismatches, margins = {}, 0, 0, 0, 0, []
+    below, exact_below, drift = 0, 0, []
     for path in sorted(CONFIG_DIR.glob("*.json")):
         reading = model_config.read_model(path)
         for kind in reading.kinds:
@@ -360,14 +430,18 @@ def checks(rec: Recorder) -> None:
             row = (int(mask.sum()), int(np.sum(ws == 0)), ws.size, span)
             table[(path.stem, kind.name)] = row
             if exact_ladder(kind):
-                head, share = kind.rope.head_dim, share_of(kind)
-                over = head if kind.rope.scheme == "proportional" else int(head * share)
+                over = exponent_width(kind)
                 turning = int(np.count_nonzero(ws))
                 exact_kinds += 1
+                ladder = float(kind.rope.base) ** (-2.0 * np.arange(turning) / over)  # (turning,)
+                drift += list(np.abs(ws[:turning] / ladder - 1))
                 mismatches += int(slow_exact(int(kind.rope.base), over, turning, span) != row[0])
             else:
                 turning = ws[ws > 0]
-                margins += list(np.abs(turning * span / float(DELTA) - 1))
+                gaps = turning * span / float(DELTA) - 1  # signed relative gaps to delta / C
+                margins += list(np.abs(gaps))
+                below += int(np.sum(gaps < 0))
+                exact_below += sum(int(Fraction(x) * span < DELTA) for x in turning.tolist())
     rec.exact(
         "float64 counts equal the exact counts (C/delta)^d < b^(2i) for default and "
         "proportional ladders (kinds that differ)",
@@ -377,11 +451,34 @@ def checks(rec: Recorder) -> None:
         "no factor; integers and rationals",
     )
     rec.numeric(
+        "and their float64 speeds are the ladder b^(-2i/w) the exact count takes (largest "
+        "relative difference)",
+        drift,
+        tol=1e-14,
+        scope="every turning pair of those kinds; w the head width for proportional rotary, "
+        "else the rotated width",
+    )
+    rec.exact(
+        "kinds counted exactly: the default and proportional ladders with a whole-number base "
+        "and no factor",
+        exact_kinds,
+        11,
+        scope="data/configs/*.json; the longrope kinds (Phi-3-mini-128k, Phi-3.5-mini, "
+        "Phi-4-mini) have no factor key and a whole base, but are scaled",
+    )
+    rec.numeric(
         "for the other schemes no speed is within 10^-9 of delta / C (smallest relative gap)",
         [max(0.0, 1e-9 - m) for m in margins],
         tol=0.0,
         scope="every turning pair of the scaled kinds (linear, dynamic, yarn, longrope, llama3) "
         "in data/configs: so rounding cannot move a pair across the threshold",
+    )
+    rec.exact(
+        "and the gaps' signs count the slow pairs of those kinds (pairs below, against the "
+        "count 0 < omega C < delta with posenc's float64 speeds as exact rationals)",
+        below,
+        exact_below,
+        scope="the same pairs",
     )
     files = sorted(CONFIG_DIR.glob("*.json"))
     rec.exact(
@@ -422,7 +519,9 @@ def checks(rec: Recorder) -> None:
         quantity="slow_models",
         show=Show(),
     )
+    named = 0
     for key, (stem, layer) in NAMED.items():
+        named += 1
         kind, reading = kind_of(stem, layer)
         span = context(kind, reading)
         file_raw = json.loads((CONFIG_DIR / f"{stem}.json").read_text())
@@ -441,9 +540,9 @@ def checks(rec: Recorder) -> None:
         slow_count, stopped, pairs, _ = table[(stem, kind.name)]
         ws = speeds_at(kind, span)
         if exact_ladder(kind):
-            head, share = kind.rope.head_dim, share_of(kind)
-            over = head if kind.rope.scheme == "proportional" else int(head * share)
-            want = slow_exact(int(kind.rope.base), over, int(np.count_nonzero(ws)), span)
+            want = slow_exact(
+                int(kind.rope.base), exponent_width(kind), int(np.count_nonzero(ws)), span
+            )
             how = "the exact count (C/delta)^d < b^(2i) in integers"
         else:
             want = sum(int(0 < Fraction(x) * span < DELTA) for x in ws.tolist())
@@ -464,33 +563,47 @@ def checks(rec: Recorder) -> None:
             quantity=f"{key}_pairs",
             show=Show(),
         )
-        if stopped:
-            rec.exact(
-                f"{stem} ({kind.name}): stopped pairs, omega = 0",
-                stopped,
-                int(np.sum(kind.inv_freq == 0)),
-                scope=f"data/configs/{stem}.json",
-                quantity=f"{key}_stopped",
-                show=Show(),
-            )
+        rec.exact(
+            f"{stem} ({kind.name}): stopped pairs, omega = 0",
+            stopped,
+            int(np.sum(kind.inv_freq == 0)),
+            scope=f"data/configs/{stem}.json",
+            quantity=f"{key}_stopped",
+            show=Show(),
+        )
+    rec.exact(
+        "kinds of layer the page names, each checked above",
+        named,
+        len(NAMED),
+        scope="the nine kinds whose counts the page states",
+    )
 
     # Step 9. The figure draws the shipped ladders: each entry of its table is what
     # posenc reads from the config.
-    differences = 0
+    differences, ladders = [], 0  # one entry per field compared: True where they differ
     for name, scheme, head, share, base, span in figure.LADDERS:
+        ladders += 1
         stem, layer = FIGURE_FILES[name]
         kind, reading = kind_of(stem, layer)
         given = Fraction(kind.rope.params.get("partial_rotary_factor", 1))
-        differences += int(kind.rope.scheme != scheme) + int(kind.rope.head_dim != head)
-        differences += int(given != Fraction(share)) + int(
-            Fraction(kind.rope.base) != Fraction(base)
-        )
-        differences += int(context(kind, reading) != span)
+        differences += [
+            kind.rope.scheme != scheme,
+            kind.rope.head_dim != head,
+            given != Fraction(share),
+            Fraction(kind.rope.base) != Fraction(base),
+            context(kind, reading) != span,
+        ]
     rec.exact(
         "the figure's ladders are the configs' (scheme, width, share, base, context: mismatches)",
-        differences,
+        sum(differences),
         0,
         scope=f"posenc.figures.slow.LADDERS, {len(figure.LADDERS)} ladders, against data/configs",
+    )
+    rec.exact(
+        "ladders compared: the figure draws the five the proof names",
+        ladders,
+        len(FIGURE_FILES),
+        scope="posenc.figures.slow.LADDERS against FIGURE_FILES",
     )
     drawn = inspect.signature(figure.fig_slow_pairs).parameters["delta"].default
     rec.exact(
@@ -511,12 +624,12 @@ def _stopped_pairs_are_slow(wit: Witness) -> None:
     # speed b^(-2k/d), would turn 262144 x 10^(-3/2), about 8290 radians, over the context.
     kind, reading = kind_of("gemma-4-31b", "full_attention")
     turning = int(np.count_nonzero(kind.inv_freq))
-    with mpmath.workdps(50):
-        angle = reading.max_position_embeddings * mpmath.mpf(kind.rope.base) ** (
-            -mpmath.mpf(2 * turning) / kind.rope.head_dim
-        )
+    # posenc's angles of the default ladder b^(-2i/d) over the whole head, at position C
+    angles = rotary_angles(
+        [reading.max_position_embeddings], kind.rope.head_dim, base=kind.rope.base
+    )  # (1, d/2)
     wit.differs(
-        sp.Float(angle, 50),
+        float(angles[0, turning]),
         sp.Rational(DELTA.numerator, DELTA.denominator),
         at=f"Gemma 4 31B's global head, pair {turning} (the first stopped one) at the default "
         f"speed, over C = {reading.max_position_embeddings}: omega C against delta",
@@ -534,7 +647,7 @@ def _no_full_turn(wit: Witness) -> None:
     span = context(kind, reading)
     w = kind.inv_freq
     pair = int(np.flatnonzero(2 * np.pi / w > span)[0])
-    offset = round(np.pi / float(w[pair]))
+    offset = min(round(np.pi / float(w[pair])), span)  # nearest pi / omega, within C
     with mpmath.workdps(50):
         term = sp.Float(mpmath.cos(offset * mpmath.mpf(float(w[pair]))), 50)
     wit.differs(
@@ -555,12 +668,12 @@ def _second_order(wit: Witness) -> None:
     span = context(kind, reading)
     w = kind.inv_freq
     with mpmath.workdps(50):
-        phi = mpmath.mpf(float(w[-1])) * span
-        first, second = 2 * mpmath.sin(phi / 2), phi**2 / 2
+        phi = mpmath.mpf(float(w.min())) * span  # the slowest pair's angle over C
+        first, second = tight_change(phi), second_order(phi)
     wit.differs(
         sp.Float(first, 50),
         sp.Float(second, 50),
-        at=f"SmolLM3-3B, pair {w.size - 1}, |q| = |k| = 1, the tight k, offset C = {span}: "
+        at=f"SmolLM3-3B, pair {int(np.argmin(w))}, |q| = |k| = 1, the tight k, offset C = {span}: "
         "the change against the second-order estimate",
         margin=sp.Rational(1, 100),
         by="a hundredth of |q||k|",
