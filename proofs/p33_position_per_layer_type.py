@@ -1,27 +1,30 @@
 """Proposition 33 (position per layer type: a sliding window sees only offsets below W).
 
 A layer with a sliding window of width W >= 1 lets the query at position m score the
-key at position n exactly when 0 <= m - n < W (Transformers' causal mask and
-sliding_window_overlay, kv_idx > q_idx - W). Over a context of L positions the offsets
-it scores are 0, 1, ..., min(L, W) - 1: the same W offsets at every L >= W. With rotary,
-its term of pair i is q^T R((n - m) w_i) k (Proposition 12), so the angles it uses are
-k w_i with 0 <= k < W, whatever the context: a window layer trained at any length
->= W needs no context extension.
+key at position n exactly when 0 <= m - n < W (the predicates of Transformers' causal
+mask and sliding_window_overlay, kv_idx > q_idx - W, transcribed for text attention).
+Over a context of L positions the offsets it scores are 0, 1, ..., min(L, W) - 1: the
+same W offsets at every L >= W. With rotary, its term of pair i is q^T R((n - m) w_i) k
+(Proposition 12), so the angles it uses are k w_i with 0 <= k < W, whatever the context:
+a window layer trained at any length >= W needs no change to its rotary.
 
 Dividing its speeds by s > 1 (a linear factor, Proposition 24) is not harmless, even
 for the pairs whose wavelength exceeds W: the angle of pair i at offset k moves by
 k w_i (1 - 1/s), at every visible offset k >= 1, and the term by
-2 |sin(k w_i (1 - 1/s) / 2)| |q| |k| for the worst q, k (Proposition 32). With
+2 |sin(k w_i (1 - 1/s) / 2)| |q| |k| for some q, k (Proposition 32). With
 0 < w_i <= 1 the move at offset 1 lies in (0, 1): never a whole number of turns.
 For Gemma 3 27B's sliding layers (base 10^4, head 128, W = 1024) and its global
 factor 8: 28 of the 64 pairs have a wavelength above W; the factor moves the term of
 47 pairs by at least |q| |k| somewhere inside the window, and even the slowest pair's by
 about 0.103 |q| |k|.
 
-Which layers slide and what each kind rotates with is read from data/configs by posenc
-and compared with the files: Gemma 3 (52 sliding layers at base 10^4, unscaled; 10
-global at base 10^6, linear factor 8), Gemma 4 31B, gpt-oss-120b (YaRN on both kinds)
-and Command R7B (its global layers do not rotate).
+A layer's type is Transformers' layer_types: the file's list, else the list the
+family's config class builds (its rule transcribed here). Seven kept configs have more
+than one type, Llama 4 Scout among them (36 chunked_attention layers with rotary, 12
+full_attention without). Which layers slide and what each kind rotates with is read from
+data/configs by posenc and compared with the files: Gemma 3 (52 sliding layers at base
+10^4, unscaled; 10 global at base 10^6, linear factor 8), Gemma 4 31B, gpt-oss-120b (one
+YaRN block, applied to both kinds) and Command R7B (its global layers do not rotate).
 
 The issue's wording, "a scaling that changes only speeds whose wavelength exceeds W
 changes nothing it can see", is false: it is the first misreading below.
@@ -64,16 +67,22 @@ GEMMA3_V5 = "gemma-3-4b-rope-parameters"
 #: README.md): the global layers' base, the sliding layers' base, and the pattern (every
 #: sixth layer global). Step 6 checks the bases against the v5 file, which states them.
 GEMMA3_CLASS = {"rope_theta": 1_000_000, "rope_local_base_freq": 10_000, "pattern": 6}
-#: Every config kept in data/configs whose layers are of more than one type, as the page
-#: names its model; and those among them with sliding-window layers (key -> file stem).
+#: Every config kept in data/configs whose layers are of more than one type (Transformers'
+#: layer_types), by the model's name; and those among them with sliding-window layers
+#: (key -> file stem).
 PER_TYPE_MODELS = {
     "command-r7b-12-2024": "Command R7B",
     "gemma-3-27b-it": "Gemma 3 27B",
     "gemma-3-4b-rope-parameters": "Gemma 3 4B",
     "gemma-4-31b": "Gemma 4 31B",
     "gpt-oss-120b": "gpt-oss-120b",
+    "llama-4-scout-17b-16e": "Llama 4 Scout",
     "qwen3.5-9b": "Qwen3.5-9B",
 }
+#: Of those, how many state layer_types in the file (Gemma 4, gpt-oss, Qwen3.5) and how
+#: many get them from their config class (Command R7B, both Gemma 3, Llama 4 Scout).
+PER_TYPE_STATED, PER_TYPE_BUILT = 3, 4
+SCOUT = "llama-4-scout-17b-16e"
 SLIDING = {
     "gemma3": "gemma-3-27b-it",
     "gemma4": "gemma-4-31b",
@@ -103,6 +112,39 @@ def raw_part(stem: str) -> dict:
     """The language model's part of a config file, as plain JSON."""
     raw = json.loads((CONFIG_DIR / f"{stem}.json").read_text())
     return raw.get("text_config", raw)
+
+
+def layer_types(part: dict) -> list[str]:
+    """Transformers' type of each layer: the file's layer_types, else the class's rule.
+
+    The rules are those of the config classes' __post_init__ in Transformers 5.24
+    (models/<family>/configuration_<family>.py), for the families kept in data/configs.
+    """
+    if "layer_types" in part:
+        return list(part["layer_types"])
+    # A file may leave num_hidden_layers to its class (Gemma3TextConfig's default is 26, as
+    # for gemma-3-4b-rope-parameters.json); it matters only to the rules below.
+    family = part["model_type"]
+    count = part.get("num_hidden_layers", 26 if family == "gemma3_text" else 0)
+    if family in ("gemma3_text", "cohere2"):
+        # Every pattern-th layer global; the default pattern is 6 (Gemma 3), 4 (Cohere 2).
+        pattern = part.get("sliding_window_pattern", 6 if family == "gemma3_text" else 4)
+        return [
+            "sliding_attention" if (i + 1) % pattern else "full_attention" for i in range(count)
+        ]
+    if family == "llama4_text":
+        # no_rope_layers[i] = 1 for a rotary layer; an empty list means every
+        # no_rope_layer_interval-th layer (default 4) has no rotary. Rotary layers are
+        # chunked when attention_chunk_size is set (default 8192).
+        interval = part.get("no_rope_layer_interval", 4)
+        rotary = part.get("no_rope_layers") or [(i + 1) % interval != 0 for i in range(count)]
+        chunked = part.get("attention_chunk_size", 8192) is not None
+        return ["chunked_attention" if r and chunked else "full_attention" for r in rotary]
+    if family in ("qwen2", "qwen3", "smollm3") and part.get("use_sliding_window"):
+        raise NotImplementedError(f"{family} with use_sliding_window: no kept config has it")
+    if family == "deepseek_v32":
+        return ["indexed_attention"] * count
+    return ["full_attention"] * count
 
 
 def raw_layers(part: dict, kind: str) -> tuple[int, ...]:
@@ -402,16 +444,20 @@ def checks(rec: Recorder) -> None:
 
     # Step 6. Which layers slide and what each kind rotates with, read by posenc from
     # data/configs and compared with the plain JSON of the same files.
-    per_type = set()
+    per_type, stated = set(), 0
     for path in sorted(CONFIG_DIR.glob("*.json")):
-        names = {k.name for k in model_config.read_model(path).kinds}
-        if len(names) > 1:
+        part = raw_part(path.stem)
+        if len(set(layer_types(part))) > 1:
             per_type.add(path.stem)
+            stated += "layer_types" in part
+    found = ", ".join(PER_TYPE_MODELS.get(stem, stem) for stem in sorted(per_type))
     rec.exact(
-        "configs whose layers are of more than one type are those the page names (differences)",
+        f"configs whose layers are of more than one type ({found}) are those the page "
+        "names (differences)",
         len(per_type ^ set(PER_TYPE_MODELS)),
         0,
-        scope="data/configs/*.json read by posenc",
+        scope="data/configs/*.json: layer_types from the file, else by the rule of the "
+        "family's config class in Transformers 5.24",
     )
     rec.exact(
         "how many the page names",
@@ -419,6 +465,58 @@ def checks(rec: Recorder) -> None:
         len(PER_TYPE_MODELS),
         scope="data/configs/*.json",
         quantity="per_type_models",
+        show=Show(),
+    )
+    rec.exact(
+        "of them, with layer_types in the file",
+        stated,
+        PER_TYPE_STATED,
+        scope="hand count: Gemma 4, gpt-oss, Qwen3.5",
+    )
+    rec.exact(
+        "and with layer_types built by the config class",
+        len(per_type) - stated,
+        PER_TYPE_BUILT,
+        scope="hand count: Command R7B, both Gemma 3, Llama 4 Scout",
+    )
+    scout_types = layer_types(raw_part(SCOUT))
+    scout = {k.rotates: k for k in model_config.read_model(CONFIG_DIR / f"{SCOUT}.json").kinds}
+    for name, rotates, tag in (
+        ("chunked_attention", True, "chunked"),
+        ("full_attention", False, "full"),
+    ):
+        want = tuple(i for i, t in enumerate(scout_types) if t == name)
+        rec.exact(
+            f"Llama 4 Scout: its {name} layers are those posenc reads as "
+            + ("rotary" if rotates else "without rotary")
+            + " (layers that differ)",
+            len(set(scout[rotates].layers) ^ set(want)),
+            0,
+            scope=f"data/configs/{SCOUT}.json, Llama4TextConfig's rule against posenc",
+        )
+        rec.exact(
+            f"Llama 4 Scout: how many {name} layers",
+            len(scout[rotates].layers),
+            len(want),
+            scope=f"data/configs/{SCOUT}.json",
+            quantity=f"scout_{tag}_layers",
+            show=Show(),
+        )
+    rec.exact(
+        "Llama 4 Scout: its chunk, the file's attention_chunk_size",
+        raw_part(SCOUT)["attention_chunk_size"],
+        8192,
+        scope=f"data/configs/{SCOUT}.json against Llama4TextConfig's default",
+        quantity="scout_chunk",
+        show=Show(),
+    )
+    rec.exact(
+        "Llama 4 Scout: the factor posenc reads on its chunked (rotary) layers is the "
+        "file's rope_scaling factor",
+        Fraction(scout[True].rope.params["factor"]),
+        Fraction(raw_part(SCOUT)["rope_scaling"]["factor"]),
+        scope=f"data/configs/{SCOUT}.json, scheme {scout[True].rope.scheme}",
+        quantity="scout_factor",
         show=Show(),
     )
     windowed = set()
@@ -620,8 +718,8 @@ MISREADINGS = [
         "changes nothing a window-W layer can see",
         _long_speeds_only,
         why="A pair whose wavelength exceeds W still turns by up to 2 pi (W - 1) / wavelength "
-        "inside the window, past half a turn for the first such pair of Gemma 3; slowing it "
-        "changes its term at every visible offset.",
+        "inside the window, nearly a whole turn for the first such pair of Gemma 3; slowing "
+        "it changes its term at every visible offset from 1 on.",
     ),
     Misreading(
         "Gemma 3's linear factor can go on the sliding layers too: inside their short "

@@ -129,7 +129,7 @@ def fig_window_layers() -> Figure:
     right.tick_params(labelsize=_SMALL)
     right.legend(loc="lower left", fontsize=_SMALL - 1, frameon=True, framealpha=0.9)
     right.set_title(
-        f"wavelength {2 * np.pi / trained:.0f} > $W$, yet half a turn within it",
+        f"wavelength {2 * np.pi / trained:.0f} > $W$, yet nearly a whole turn within it",
         fontsize=_SMALL,
         color=_INK,
     )
