@@ -83,6 +83,8 @@ PER_TYPE_MODELS = {
 #: many get them from their config class (Command R7B, both Gemma 3, Llama 4 Scout).
 PER_TYPE_STATED, PER_TYPE_BUILT = 3, 4
 SCOUT = "llama-4-scout-17b-16e"
+#: How the page shows a base that is a power of ten (others are shown in full).
+SCI_BASES = {10_000: Show(sig=1, style="sci"), 1_000_000: Show(sig=1, style="sci")}
 SLIDING = {
     "gemma3": "gemma-3-27b-it",
     "gemma4": "gemma-4-31b",
@@ -148,12 +150,8 @@ def layer_types(part: dict) -> list[str]:
 
 
 def raw_layers(part: dict, kind: str) -> tuple[int, ...]:
-    """The layers of a type, from layer_types, else from the pattern (Gemma 3's default)."""
-    if "layer_types" in part:
-        return tuple(i for i, t in enumerate(part["layer_types"]) if t == kind)
-    pattern = part.get("sliding_window_pattern", GEMMA3_CLASS["pattern"])
-    is_global = [(i + 1) % pattern == 0 for i in range(part["num_hidden_layers"])]
-    return tuple(i for i, g in enumerate(is_global) if g == (kind == "full_attention"))
+    """The layers of a type: the file's layer_types, else its config class's rule."""
+    return tuple(i for i, t in enumerate(layer_types(part)) if t == kind)
 
 
 def raw_rotation(part: dict, kind: str) -> tuple[bool, str | None, Fraction | None, object]:
@@ -217,10 +215,15 @@ def checks(rec: Recorder) -> None:
     # offsets m - n scored over L positions are exactly 0 .. min(L, W) - 1. Every window
     # up to toy_window over every context up to toy_longest, then Gemma 3's own window.
     toy, longest = INPUTS["toy_window"], INPUTS["toy_longest"]
+    pairs = [(window, length) for window in range(1, toy + 1) for length in range(1, longest + 1)]
+    rec.exact(
+        "(W, L) pairs of the toy family checked",
+        len(pairs),
+        toy * longest,
+        scope=f"W = 1 .. {toy}, L = 1 .. {longest}",
+    )
     wrong = sum(
-        offsets_seen(length, window) != set(range(min(length, window)))
-        for window in range(1, toy + 1)
-        for length in range(1, longest + 1)
+        offsets_seen(length, window) != set(range(min(length, window))) for window, length in pairs
     )
     rec.exact(
         "the offsets a window-W layer scores over L positions are 0 .. min(L, W) - 1 "
@@ -481,10 +484,12 @@ def checks(rec: Recorder) -> None:
     )
     scout_types = layer_types(raw_part(SCOUT))
     scout = {k.rotates: k for k in model_config.read_model(CONFIG_DIR / f"{SCOUT}.json").kinds}
+    scout_done = []
     for name, rotates, tag in (
         ("chunked_attention", True, "chunked"),
         ("full_attention", False, "full"),
     ):
+        scout_done.append(name)
         want = tuple(i for i, t in enumerate(scout_types) if t == name)
         rec.exact(
             f"Llama 4 Scout: its {name} layers are those posenc reads as "
@@ -502,6 +507,12 @@ def checks(rec: Recorder) -> None:
             quantity=f"scout_{tag}_layers",
             show=Show(),
         )
+    rec.exact(
+        "Llama 4 Scout: layer types checked against posenc",
+        len(scout_done),
+        len(set(scout_types)),
+        scope=f"data/configs/{SCOUT}.json: the types Llama4TextConfig's rule gives",
+    )
     rec.exact(
         "Llama 4 Scout: its chunk, the file's attention_chunk_size",
         raw_part(SCOUT)["attention_chunk_size"],
@@ -530,6 +541,7 @@ def checks(rec: Recorder) -> None:
         scope="data/configs/*.json read by posenc",
         quantity=None,
     )
+    kinds_done = []
     for key, stem in SLIDING.items():
         part, read = raw_part(stem), kinds_of(stem)
         slide, full = read["sliding_attention"], read["full_attention"]
@@ -545,6 +557,7 @@ def checks(rec: Recorder) -> None:
             ("sliding_attention", slide, "sliding"),
             ("full_attention", full, "global"),
         ):
+            kinds_done.append((stem, name))
             want = raw_layers(part, name)
             rec.exact(
                 f"{stem}: the {name} layers posenc reads are the file's (layers that differ)",
@@ -576,7 +589,7 @@ def checks(rec: Recorder) -> None:
                     given[2],
                     scope=f"data/configs/{stem}.json",
                     quantity=f"{key}_{tag}_base",
-                    show=Show(sig=1, style="sci") if got[2] in (10**4, 10**6) else Show(),
+                    show=SCI_BASES.get(got[2], Show()),
                 )
             if got[3] is not None:
                 rec.exact(
@@ -587,6 +600,12 @@ def checks(rec: Recorder) -> None:
                     quantity=f"{key}_{tag}_factor",
                     show=Show(),
                 )
+    rec.exact(
+        "layer types checked against the files: two per config with a sliding window",
+        len(kinds_done),
+        2 * len(windowed),
+        scope="data/configs/*.json read by posenc: sliding_attention and full_attention",
+    )
     v5 = kinds_of(GEMMA3_V5)
     differences = sum(
         read_rotation(kinds[name]) != read_rotation(v5[name])
@@ -600,11 +619,16 @@ def checks(rec: Recorder) -> None:
         scope=f"{GEMMA3}.json and {GEMMA3_V5}.json read by posenc",
     )
     rec.exact(
-        "Gemma 3's sliding layers carry no factor (factors posenc reads on them)",
-        int("factor" in kinds["sliding_attention"].rope.params)
-        + int("factor" in v5["sliding_attention"].rope.params),
+        "Gemma 3 27B's sliding layers carry no factor (factors posenc reads on them)",
+        int("factor" in kinds["sliding_attention"].rope.params),
         0,
-        scope="both Gemma 3 files",
+        scope=f"data/configs/{GEMMA3}.json",
+    )
+    rec.exact(
+        "nor do Gemma 3 4B's (factors posenc reads on them)",
+        int("factor" in v5["sliding_attention"].rope.params),
+        0,
+        scope=f"data/configs/{GEMMA3_V5}.json",
     )
     pattern = np.diff(kinds["full_attention"].layers)
     rec.exact(
@@ -669,8 +693,8 @@ def _factor_everywhere(wit: Witness) -> None:
         sp.Float(scaled, 50),
         at=f"Gemma 3 27B sliding pair 0, unit q = k, offset {offset}: the trained speed "
         f"against speed / {factor:g}",
-        margin=1,
-        by="half the range of a unit pair's term",
+        margin=Fraction(3, 2),
+        by="three quarters of the range [-1, 1] of a unit pair's term",
     )
 
 
@@ -681,13 +705,12 @@ def _never_scaled(wit: Witness) -> None:
     slide = kinds_of("gpt-oss-120b")["sliding_attention"]
     plain = rope.inv_freq("default", slide.rope.head_dim, base=slide.rope.base)[0]
     ratio = Fraction(float(plain[-1])) / Fraction(float(slide.inv_freq[-1]))
-    wit.differs(
-        sp.Rational(ratio.numerator, ratio.denominator),
-        1,
+    factor = Fraction(raw_part("gpt-oss-120b")["rope_scaling"]["factor"])
+    wit.exact(
+        ratio == factor != 1,
         at="gpt-oss-120b's sliding layers (window "
-        f"{slide.sliding_window}), slowest pair: default speed over posenc's YaRN speed",
-        margin=10,
-        by="ten times",
+        f"{slide.sliding_window}), slowest pair: default speed over posenc's YaRN speed is "
+        f"exactly {ratio}, the file's rope_scaling factor, not 1",
     )
 
 
@@ -702,13 +725,11 @@ def _needs_extension(wit: Witness) -> None:
     n = np.arange(length)  # (L,) every key position
     seen = (n <= m) & (n > m - window)  # the last query's row of the mask
     largest = int(m - n[seen].min())
-    wit.differs(
-        length - 1,
-        largest,
-        at=f"Gemma 4 31B, the last query at its context of {length}: the largest offset a "
-        f"global layer scores against the largest a window-{window} layer scores",
-        margin=window,
-        by="the window itself",
+    wit.exact(
+        (int(seen.sum()), largest, largest < m) == (window, window - 1, True),
+        at=f"Gemma 4 31B, the last query (position {m}) at its context of {length}: a "
+        f"window-{window} layer scores {int(seen.sum())} keys, offsets up to {largest} = W - 1, "
+        f"where a global layer reaches {m}",
     )
 
 
