@@ -145,16 +145,9 @@ def chromium():
             chromium.close()
 
 
-@pytest.fixture(scope="session")
-def is_local(served_url: str) -> Callable[[str], bool]:
-    """Whether a page may request a URL: the test server, or data held in the page."""
-    parts = urlsplit(served_url)
-    origin = f"{parts.scheme}://{parts.netloc}"
-    return lambda url: url == origin or url.startswith((origin + "/", "data:", "blob:"))
-
-
 def off_site(served_url: str) -> re.Pattern[str]:
-    """The URLs a page of the site may not request: any other host (``is_local`` inverted).
+    """The URLs a page of the site may not request: any but the test server's, or data
+    held in the page (``data:``, ``blob:``).
 
     A regular expression, so that Playwright's driver matches it: routing with a
     Python predicate makes every request of every page a round trip to the test.
@@ -162,6 +155,15 @@ def off_site(served_url: str) -> re.Pattern[str]:
     parts = urlsplit(served_url)
     origin = re.escape(f"{parts.scheme}://{parts.netloc}/")
     return re.compile(f"^(?!{origin}|data:|blob:)")
+
+
+@pytest.fixture(scope="session")
+def is_local(served_url: str) -> Callable[[str], bool]:
+    """Whether a page may request a URL: what :func:`off_site` does not match."""
+    parts = urlsplit(served_url)
+    origin = f"{parts.scheme}://{parts.netloc}"
+    blocked = off_site(served_url)
+    return lambda url: url == origin or blocked.match(url) is None
 
 
 def local_context(chromium, served_url: str, **options):

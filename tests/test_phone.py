@@ -122,7 +122,7 @@ def test_the_page_list_is_the_site(site_dir):
     assert len(pages) >= 40, pages
     # Every proposition page defers its later sections, so each is checked for their spacing.
     entries = registry.load(ROOT / "docs", ROOT)
-    assert {entry.url for entry in entries.values()} <= deferring(site_dir)
+    assert {entry.url for entry in entries.values()} <= deferring(site_dir, pages)
 
 
 def _file(url: str) -> str:
@@ -130,14 +130,10 @@ def _file(url: str) -> str:
     return url + "index.html" if url == "" or url.endswith("/") else url
 
 
-def deferring(site: Path) -> set[str]:
-    """The pages of ``site_pages`` that lay out some sections only as they near the screen."""
+def deferring(site: Path, urls: list[str]) -> set[str]:
+    """The pages of ``urls`` that lay out some sections only as they near the screen."""
     marker = f'class="{LATER_CLASS}"'
-    return {
-        url
-        for url in site_pages(site)
-        if marker in (site / _file(url)).read_text(encoding="utf-8")
-    }
+    return {url for url in urls if marker in (site / _file(url)).read_text(encoding="utf-8")}
 
 
 def measure_all(
@@ -201,7 +197,7 @@ def _check_phone(pages: list[str], site_dir: Path, served_url: str, phone) -> No
     """MEASURE on ``pages``; fail listing every problem of every page."""
     assert pages
     problems = []
-    deferred = deferring(site_dir)
+    deferred = deferring(site_dir, pages)
     for url, report in measure_all(phone, served_url, pages, deferred).items():
         where = url or "(home)"
         if report.get("headingShifts"):
