@@ -27,10 +27,16 @@ is pair 35 of Llama 3.1, about 0.33% beyond L0.
 The speeds of the blended and divided pairs depend on s; on the divided band the
 scaling is position interpolation by s (Proposition 24).
 
+(4) The rule is the YaRN paper's "NTK-by-parts" ramp (Peng et al., section 3.2) with
+alpha = low_freq_factor and beta = high_freq_factor, 1 and 4 in Llama 3, and without
+YaRN's temperature: the paper's gamma(r), r = L0/lambda, is Meta's g clipped to [0, 1].
+For every pair of both heads the paper's speed lies in the exact enclosure of Meta's.
+It is not Hugging Face's yarn with beta_fast = 4 and beta_slow = 1 (linear in the index).
+
 posenc.rope.inv_freq("llama3", ...) is checked against the exact values: each speed
 is the float64 nearest the real number, decided in rational arithmetic.
 
-Uses: 22, 24.
+Uses: 22, 24, 27.
 """
 
 from __future__ import annotations
@@ -52,7 +58,7 @@ from proofs.kit import Misreading, Recorder, Show, Witness, reduce_to_zero, subs
 
 NUMBER = 28
 TITLE = "Llama 3's scaling: three bands, continuous at both edges"
-USES = (22, 24)
+USES = (22, 24, 27)
 
 # The numbers this proposition takes from Llama 3.1's configuration (Meta's
 # reference code and its config.json): base, head width, training length, factor and
@@ -268,6 +274,21 @@ def reference_speed(pair: int, width: int, factor: int) -> mpmath.mpf:
             return speed / factor
         g = (turns - low) / (high - low)
         return speed * ((1 - g) / factor + g)
+
+
+def yarn_paper_speed(pair: int, width: int, factor: int, alpha: int, beta: int) -> mpmath.mpf:
+    """theta'_i by the YaRN paper's "NTK-by-parts" rule, in 50-digit mpmath.
+
+    Peng et al. (section 3.2): r = L0/lambda_i counts the turns of pair i within L0; the
+    ramp gamma(r) is 0 below alpha, 1 above beta and (r - alpha)/(beta - alpha) between;
+    the new speed is (1 - gamma) theta/s + gamma theta. Written from the paper's formula
+    (a clip of r), not from Meta's case analysis of the wavelength; no temperature enters.
+    """
+    with mpmath.workdps(50):
+        speed = mpmath.mpf(INPUTS["base"]) ** (mpmath.mpf(-2 * pair) / width)
+        turns = INPUTS["l0"] * speed / (2 * mpmath.pi)  # r = L0/lambda
+        gamma = min(mpmath.mpf(1), max(mpmath.mpf(0), (turns - alpha) / (beta - alpha)))
+        return (1 - gamma) * speed / factor + gamma * speed
 
 
 def reference_distance(pair: int, width: int) -> mpmath.mpf:
@@ -711,6 +732,30 @@ def checks(rec: Recorder) -> None:
         scope="d = 64, s = 32 from the config, all 32 pairs; exact rationals, pi enclosed",
     )
 
+    # Step 5b. Llama 3's rule is the YaRN paper's ramp with alpha = low_freq_factor = 1 and
+    # beta = high_freq_factor = 4: the paper's speed, computed from its own formula, lies in
+    # the exact enclosure of Meta's theta'_i for every pair of both heads. Its temperature
+    # is left out: the attention factor 1 is checked above.
+    alpha, beta = INPUTS["low_freq_factor"], INPUTS["high_freq_factor"]
+    tied = [(i, WIDTH, INPUTS["factor"], box) for i, box in enumerate(enclosures)]
+    tied += [(i, small, int(params["factor"]), box) for i, box in enumerate(enclosures32)]
+    rec.exact(
+        "the tie to YaRN's ramp covers every pair of both heads (count)",
+        len(tied),
+        64 + 32,
+        scope="Llama 3.1 (d = 128, s = 8) and Llama 3.2 1B (d = 64, s = 32)",
+    )
+    rec.exact(
+        "the YaRN paper's (1 - gamma(r)) theta/s + gamma(r) theta with alpha = 1, beta = 4 "
+        "lies in the exact enclosure of Llama 3's theta'_i (count of failures)",
+        sum(
+            int(not lo < exact(yarn_paper_speed(i, w, f, alpha, beta)) < hi)
+            for i, w, f, (lo, hi) in tied
+        ),
+        0,
+        scope="every pair of Llama 3.1 and Llama 3.2 1B; the paper's ramp in 50-digit mpmath",
+    )
+
     # Step 6. The band does not depend on s: band_of never reads it (the definition),
     # and posenc's llama3_bands agrees with the exact decision for every factor tried.
     rec.exact(
@@ -899,6 +944,30 @@ def _more_pairs_divided(wit: Witness) -> None:
     )
 
 
+def _huggingface_yarn(wit: Witness) -> None:
+    # "Llama 3's scaling is YaRN as Hugging Face computes it, with beta_fast = 4 and
+    # beta_slow = 1." That code ramps linearly in the pair index, not in r, and rounds the
+    # ends outwards: at pair 33 of Llama 3.1 its speed is about 1.38 times Llama 3's.
+    ours, _ = scaled(WIDTH, 8.0)
+    theirs, _ = rope.inv_freq(
+        "yarn",
+        WIDTH,
+        base=float(BASE),
+        factor=8.0,
+        original_max_position_embeddings=INPUTS["l0"],
+        beta_fast=float(HIGH_FF),
+        beta_slow=float(LOW_FF),
+    )
+    wit.differs(
+        Fraction(float(theirs[33])) / Fraction(float(ours[33])),
+        1,
+        at="Llama 3.1, pair 33 (blended): posenc's yarn speed with beta_fast = 4, "
+        "beta_slow = 1, over its llama3 speed",
+        margin=sp.Rational(3, 10),
+        by="three tenths of the speed",
+    )
+
+
 MISREADINGS = [
     Misreading(
         "Llama 3 divides every frequency by 8",
@@ -924,5 +993,13 @@ MISREADINGS = [
         _more_pairs_divided,
         why="The band of a pair depends on its wavelength, L0 and the two band factors, never "
         "on s; s changes only how much the slow pairs are slowed.",
+    ),
+    Misreading(
+        "Llama 3's scaling is YaRN as Hugging Face computes it, with beta_fast = 4 and "
+        "beta_slow = 1",
+        _huggingface_yarn,
+        why="Llama 3 is the YaRN paper's ramp, linear in the turns r = L0/lambda; Hugging "
+        "Face's yarn ramps linearly in the pair index between rounded ends, and adds the "
+        "temperature 0.1 ln s + 1.",
     ),
 ]
