@@ -1053,6 +1053,8 @@ PAGES = {
     "E5": ("docs/exercises/e5-t5-buckets.md", MISTAKES / "e5_float64.py"),
     "E6": ("docs/exercises/e6-yarn-inverse-frequencies.md", MISTAKES / "e6_temperature_once.py"),
     "E7": ("docs/exercises/e7-llama3-bands.md", MISTAKES / "e7_factor_fixed.py"),
+    "E8": ("docs/exercises/e8-proportional-ladder.md", MISTAKES / "e8_rotated_width.py"),
+    "E9": ("docs/exercises/e9-which-layers-rotate.md", MISTAKES / "e9_factor_every_layer.py"),
 }
 
 
