@@ -177,8 +177,10 @@ Write a file with a function
     def solve(head_dim, base, partial_rotary_factor):
 
 head_dim               the width d of a head, an even int; d / 2 pairs
-base                   rope_theta b, a float; 1000000.0 in Gemma 4's global layers
-partial_rotary_factor  the share p of the pairs that turn, a float in (0, 1]; 0.25
+base                   rope_theta b, a float; 1000000.0 in Gemma 4's global
+                       layers
+partial_rotary_factor  the share p of the pairs that turn, a float in (0, 1];
+                       0.25 in Gemma 4's global layers
 
 It returns d/2 floats (float64), the speed of pair i = 0 .. d/2 - 1: a NumPy
 array, a list or a tuple.

@@ -244,8 +244,9 @@ def fallback(config):
 
 
 TASK = """\
-Say, for each layer of a model, whether it rotates its queries and keys, and with
-which base and factor, reading its config.json as Transformers 5.x reads it.
+Say, for each layer of a model, whether it rotates its queries and keys, and
+with which base and factor, reading its config.json as Transformers 5.x reads
+it.
 
 Write a file with a function
 
@@ -256,14 +257,16 @@ config   a model's config.json as a dict (json.load gives it), in the v4 form
 
 It returns num_hidden_layers rows of three floats, one row per layer, in order:
 [1, base, factor] for a layer that rotates (factor 1.0 when its parameters set
-none) and [0, 0, 0] for a layer without rotary. A NumPy array, or a list of rows.
+none) and [0, 0, 0] for a layer without rotary. A NumPy array, or a list of
+rows.
 
 The settings are those of config["text_config"] when there is one, else of the
 config itself; n = num_hidden_layers.
 
 Layer types: layer_types[i] when the config lists them; else, with
-sliding_window_pattern P (6 for a "gemma3_text" model that does not say), layer i
-is "full_attention" when (i + 1) % P == 0 and "sliding_attention" otherwise.
+sliding_window_pattern P (6 for a "gemma3_text" model that does not say),
+layer i is "full_attention" when (i + 1) % P == 0 and "sliding_attention"
+otherwise.
 
 Which layers rotate:
   no_rope_layers[i] == 1: layer i rotates, 0: it does not (despite the name).
@@ -275,8 +278,8 @@ Which layers rotate:
 
 Base and factor of a rotating layer (factor 1.0 when the entry has none):
   rope_parameters nested by layer type ({"full_attention": {...},
-      "sliding_attention": {...}}): the entry of the layer's type, its rope_theta
-      and its factor.
+      "sliding_attention": {...}}): the entry of the layer's type, its
+      rope_theta and its factor.
   "gemma3_text" without that nesting: full_attention layers take rope_theta
       (1000000.0 if unset) and the factor of rope_scaling; sliding_attention
       layers take rope_local_base_freq (10000.0 if unset) and factor 1.0.
