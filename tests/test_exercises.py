@@ -1108,3 +1108,37 @@ def test_abbreviations_are_one_line_each_and_safe():
         assert "$" not in definition and "\\" not in definition  # no TeX in a tooltip
         assert definition.count(". ") == 0  # one sentence
     assert len(keys) == len(set(keys))
+
+
+def test_exercises_import_without_the_repository(tmp_path):
+    # posenc installed on its own (no data/configs beside it) must still list and run the
+    # exercises that need no config; E9, which reads data/configs, says what is missing.
+    import shutil
+
+    shutil.copytree(
+        Path(__file__).resolve().parents[1] / "posenc",
+        tmp_path / "site" / "posenc",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
+    script = textwrap.dedent(
+        """
+        from posenc.exercises import EXERCISES
+        print(sorted(EXERCISES))
+        try:
+            EXERCISES["E9"].cases(0)
+        except FileNotFoundError as exc:
+            print("E9:", exc)
+        """
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(tmp_path / "site"), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    first, second = run.stdout.splitlines()
+    assert first == str(sorted(f"E{n}" for n in range(1, 10)))
+    assert second.startswith("E9: E9 reads its configs from data/configs")

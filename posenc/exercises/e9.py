@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -41,7 +42,13 @@ def config(name: str, change: str = "", **edits) -> dict:
 
     ``change`` says in words what the edits are; the case's description names both.
     """
-    data = json.loads((CONFIGS / f"{name}.json").read_text(encoding="utf-8"))
+    path = CONFIGS / f"{name}.json"
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"E9 reads its configs from data/configs in posenc's repository, and {path} is"
+            " not there: run it from a clone of the repository"
+        )
+    data = json.loads(path.read_text(encoding="utf-8"))
     part = data.get("text_config", data)
     for key, value in edits.items():
         part[key] = value
@@ -298,6 +305,29 @@ Worked examples (data/configs/ in the repository):
         (proportional), the other 50 with [1, 10000, 1]"""
 
 
+class _Read(Sequence):
+    """The worked examples, read from ``data/configs`` when first used, not at import.
+
+    An installed posenc without the repository beside it can then still import the
+    other exercises; E9 itself says what is missing when it is run.
+    """
+
+    def __init__(self, make) -> None:
+        self._make = make
+        self._cases: tuple | None = None
+
+    def _all(self) -> tuple:
+        if self._cases is None:
+            self._cases = tuple(self._make())
+        return self._cases
+
+    def __getitem__(self, index):
+        return self._all()[index]
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+
 E9 = Exercise(
     key="E9",
     title="Which layers rotate",
@@ -305,10 +335,12 @@ E9 = Exercise(
     params=("config",),
     returns="num_hidden_layers rows of three floats: a NumPy array or a list of rows",
     task=TASK,
-    worked=(
-        (config("gemma-3-27b-it"),),
-        (config("smollm3-3b"),),
-        (config("gemma-4-31b"),),
+    worked=_Read(
+        lambda: (
+            (config("gemma-3-27b-it"),),
+            (config("smollm3-3b"),),
+            (config("gemma-4-31b"),),
+        )
     ),
     draw=draw,
     expected=expected,
