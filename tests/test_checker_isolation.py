@@ -284,6 +284,8 @@ def same(got: object, want: object) -> bool:
         return got.dtype == want.dtype and got.shape == want.shape and np.array_equal(got, want)
     if isinstance(want, list):
         return len(got) == len(want) and all(same(g, w) for g, w in zip(got, want, strict=True))
+    if isinstance(want, dict):  # E9's configs: the same keys, in order, and the same values
+        return list(got) == list(want) and all(same(got[k], want[k]) for k in want)
     if isinstance(want, float):
         return got.hex() == want.hex()  # bit for bit: -0.0 is not 0.0
     return got == want
@@ -304,6 +306,16 @@ def test_every_case_reaches_the_worker_as_it_is(key):
         assert inputs.case() is None
 
 
+def test_a_config_reaches_the_worker_as_plain_json():
+    """A dict of JSON data (E9) travels in the line, marked, and reads back unchanged."""
+    config = {"npy": True, "rope": {"factor": 8.0, "types": ["a", None, True, 1, 0.1]}}
+    stream = _run.inputs(1, (config,)) + b'{"kind": "done"}\n'
+    inputs = _child.Inputs(io.BytesIO(stream))
+    number, args = inputs.case()
+    assert number == 1 and same(args[0], config)
+    assert inputs.case() is None
+
+
 def test_the_call_reaches_the_worker():
     stream = b'{"kind": "call", "names": ["length", "width"], "positional": 1}\n'
     assert _child.Inputs(io.BytesIO(stream)).call() == (("length", "width"), 1)
@@ -312,7 +324,18 @@ def test_the_call_reaches_the_worker():
 
 @pytest.mark.parametrize(
     "value",
-    [(1, 2), {"a": 1}, "text", np.float64(1.0), np.array(["a"]), [1, "a"], [[1, 2]], None],
+    [
+        (1, 2),
+        {1: "a"},
+        {"a": (1, 2)},
+        {"a": {"b": np.float64(1.0)}},
+        "text",
+        np.float64(1.0),
+        np.array(["a"]),
+        [1, "a"],
+        [[1, 2]],
+        None,
+    ],
 )
 def test_an_argument_the_worker_cannot_read_is_refused_when_sent(value):
     with pytest.raises(TypeError, match="the checker cannot send the worker a "):

@@ -962,6 +962,139 @@ def check_e7(page: Page) -> None:
         page.problems.append(f"{page.name}: the multiplier does not give pair 4's speed")
 
 
+# -- E8 -----------------------------------------------------------------------------
+
+
+def proportional(d: int, base, p: Fraction) -> list[mp.mpf]:
+    """Transformers' proportional rotary: k = floor(p d / 2) pairs at base^(-2i/d), then 0."""
+    k = int(p * d // 2)
+    return [speed(i, d, base) if i < k else mp.mpf(0) for i in range(d // 2)]
+
+
+def check_e8(page: Page) -> None:
+    half = Fraction(1, 2)
+    prop = proportional(16, 10000, half)
+    neox = [speed(i, 8, 10000) for i in range(4)]  # r = int(16 * 1/2) = 8
+    cases = len(exercise("E8").cases())
+    sweep(
+        page,
+        [
+            *[
+                (f"pair {i}, {name}", value)
+                for i in (1, 2, 3)
+                for name, value in (("proportional", prop[i]), ("NeoX", neox[i]))
+            ],
+            ("the base in solve(16, 10000.0, 0.5)", 10000),
+            ("p in solve(16, 10000.0, 0.5)", half),
+            ("the base in the checker's report", 10000),
+            ("p in the checker's report", half),
+            ("the expected speed of pair 1, in the report", prop[1]),
+            ("pair 1 with the exponent over r = 8, in the report", neox[1]),
+        ],
+    )
+    # The table, row by row: pair, proportional speed, NeoX speed (none from pair 4 on).
+    for i in range(8):
+        match = find(page, rf"^\| {i} \| ([^|]*) \| ([^|]*) \|$")
+        if not match:
+            continue
+        page.expect((match.start() + 2, match.start() + 2 + len(str(i))), i, "the pair")
+        expect_all(page, match.start(1), match.end(1), [prop[i]], f"pair {i}, proportional")
+        neox_i = [neox[i]] if i < 4 else []
+        expect_all(page, match.start(2), match.end(2), neox_i, f"pair {i}, NeoX")
+    k_gemma = int(Fraction(1, 4) * 512 // 2)
+    for pattern, values, what in (
+        (r"A head of width \$d = (\d+)\$, base \$b = 10\^(\d)\$, \$p = 1/(\d)\$", [16, 4, 2], "E"),
+        (r"Then \$k = (\d+)\$ of the\s+\$(\d+)\$ pairs turn", [int(half * 16 // 2), 8], "k"),
+        (r"NeoX partial, \$r = (\d+)\$", [8], "NeoX's rotated width"),
+        (
+            r"global head has \$d = (\d+)\$, \$b = 10\^(\d)\$ and \$p = 1/(\d)\$: pairs 0 to\s+"
+            r"(\d+) turn, the slowest at \$10\^\{-(\d) \\cdot (\d+)/(\d+)\}\$, and pairs (\d+) "
+            r"to (\d+) are\s+stopped",
+            [512, 6, 4, k_gemma - 1, 6, 2 * (k_gemma - 1), 512, k_gemma, 255],
+            "Gemma 4 31B's global head",
+        ),
+        (r"Case 1 of (\d+) \(a worked example\)", [cases], "the number of cases"),
+        (r"which turns: (\d+) of the (\d+) pairs turn", [4, 8], "the pairs that turn"),
+        (r"For \$d = (\d+)\$ and \$p = 1/(\d)\$ it is (\d+)\.", [16, 2, 4], "hint 2"),
+    ):
+        match = find(page, pattern)
+        if match:
+            for group, value in zip(range(1, len(values) + 1), values, strict=True):
+                page.expect(match.span(group), value, what)
+
+
+# -- E9 -----------------------------------------------------------------------------
+
+
+def text_config(name: str) -> dict:
+    """The text part of data/configs/<name>.json, read with json alone."""
+    import json
+
+    config = json.loads((ROOT / "data" / "configs" / f"{name}.json").read_text())
+    return config.get("text_config", config)
+
+
+def check_e9(page: Page) -> None:
+    sweep(page, [])  # the page states no decimal
+    gemma3 = text_config("gemma-3-27b-it")
+    layers, factor = gemma3["num_hidden_layers"], int(gemma3["rope_scaling"]["factor"])
+    pattern = 6  # Gemma3TextConfig's default sliding_window_pattern (not in the file)
+    glob = [i for i in range(layers) if (i + 1) % pattern == 0]
+    smol = text_config("smollm3-3b")["no_rope_layers"]
+    still = [i for i, f in enumerate(smol) if not f]
+    types = text_config("gemma-4-31b")["layer_types"]
+    full = types.count("full_attention")
+    for regex, values, what in (
+        (r"a Gemma 3 text model that does not say has \$P = (\d+)\$", [pattern], "P"),
+        (r"with \$P = (\d+)\$, layers", [pattern], "P in the example"),
+        (
+            r"layers (\d+), (\d+), \.\.\., (\d+) are global, ten of\s+them, and the other (\d+) "
+            r"slide",
+            [glob[0], glob[1], glob[-1], layers - len(glob)],
+            "Gemma 3's global layers",
+        ),
+        (r"and the factor (\d+) of `rope_scaling`", [factor], "Gemma 3's factor"),
+        (r"So `solve` returns (\d+) rows", [layers], "Gemma 3's layers"),
+        (
+            r"^\| (\d+) to (\d+), (\d+) to (\d+), \.\.\., (\d+) and (\d+) \| sliding \| "
+            r"\[(\d+), (\d+), (\d+)\] \|$",
+            [0, glob[0] - 1, glob[0] + 1, glob[1] - 1, glob[-1] + 1, layers - 1, 1, 10000, 1],
+            "the sliding row",
+        ),
+        (
+            r"^\| (\d+), (\d+), \.\.\., (\d+) \| global \| \[(\d+), (\d+), (\d+)\] \|$",
+            [glob[0], glob[1], glob[-1], 1, 1000000, factor],
+            "the global row",
+        ),
+        (
+            r"lists (\d+) flags in `no_rope_layers`: 0 at\s+layers (\d+), (\d+), \.\.\., (\d+)\. "
+            r"Those (\d+) layers get \[0, 0, 0\]; the other (\d+) rotate with\s+\[1, (\d+), 1\]",
+            [
+                *(len(smol), still[0], still[1], still[-1], len(still), len(smol) - len(still)),
+                int(text_config("smollm3-3b")["rope_theta"]),
+            ],
+            "SmolLM3",
+        ),
+        (
+            r"its (\d+) global layers rotate with \[1, (\d+), 1\] \(proportional\s+rotary, no "
+            r"factor\), its (\d+) sliding ones with \[1, (\d+), 1\]",
+            [full, 1000000, len(types) - full, 10000],
+            "Gemma 4 31B",
+        ),
+        (r"Case 1 of (\d+) \(a worked example\)", [len(exercise("E9").cases())], "cases"),
+        (r"\(its factor\): expected (\d+), got (\d+)\.", [1, factor], "the report"),
+        (
+            r"SmolLM3's:\s+(\d+) of (\d+)\.",
+            [len(smol) - len(still), len(smol)],
+            "hint 2",
+        ),
+    ):
+        match = find(page, regex)
+        if match:
+            for group, value in zip(range(1, len(values) + 1), values, strict=True):
+                page.expect(match.span(group), value, what)
+
+
 CHECKS: dict[str, Callable[[Page], None]] = {
     "e1-sinusoidal-table.md": check_e1,
     "e2-shift-matrix.md": check_e2,
@@ -970,6 +1103,8 @@ CHECKS: dict[str, Callable[[Page], None]] = {
     "e5-t5-buckets.md": check_e5,
     "e6-yarn-inverse-frequencies.md": check_e6,
     "e7-llama3-bands.md": check_e7,
+    "e8-proportional-ladder.md": check_e8,
+    "e9-which-layers-rotate.md": check_e9,
 }
 
 
@@ -1031,6 +1166,8 @@ def test_the_pages_describe_the_checker_they_send_you_to():
         ("e5-t5-buckets.md", "E5", "three", "six"),
         ("e6-yarn-inverse-frequencies.md", "E6", "two", "six"),
         ("e7-llama3-bands.md", "E7", "three", "five"),
+        ("e8-proportional-ladder.md", "E8", "three", "five"),
+        ("e9-which-layers-rotate.md", "E9", "three", "seven"),
     ):
         text = " ".join((EXERCISES / name).read_text(encoding="utf-8").split())
         assert "within $10^{-9}$ of the exact value" in text

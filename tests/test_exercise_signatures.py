@@ -239,6 +239,8 @@ def test_the_loop_over_even_columns_with_a_doubled_index_has_its_own_hint(tmp_pa
         ("E6", True),
         ("E7", False),
         ("E7", True),
+        ("E8", False),
+        ("E9", False),
     ],
 )
 def test_the_right_answers_are_no_known_mistake(key, shorter):
@@ -724,6 +726,8 @@ def test_the_e1_page_shows_the_real_report_on_the_classic_solution(tmp_path):
                 "a list or a tuple of floats",
             ],
         ),
+        ("e8-proportional-ladder.md", ["a list or a tuple of floats", "no shorter version"]),
+        ("e9-which-layers-rotate.md", ["a list of rows", "no shorter version"]),
         ("index.md", ["`solve(length, width)`", "lists of rows, or tuples", "`solve(**kw)`"]),
     ],
 )

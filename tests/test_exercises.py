@@ -11,6 +11,7 @@ The end-to-end checks start a child process each, so they run a few at a time.
 from __future__ import annotations
 
 import importlib.util
+import json
 import math
 import re
 import subprocess
@@ -39,6 +40,8 @@ SOLUTIONS = {
     "E5": ROOT / "exercises" / "solutions" / "e5_t5_buckets.py",
     "E6": ROOT / "exercises" / "solutions" / "e6_yarn_inv_freq.py",
     "E7": ROOT / "exercises" / "solutions" / "e7_llama3_bands.py",
+    "E8": ROOT / "exercises" / "solutions" / "e8_proportional_ladder.py",
+    "E9": ROOT / "exercises" / "solutions" / "e9_which_layers_rotate.py",
 }
 MISTAKES = Path(__file__).resolve().parent / "data" / "exercises"
 
@@ -108,7 +111,22 @@ MISTAKE_FILES = {
     "e7_stretched_length": "stretched length",
     "e7_no_two_pi": "wavelength without 2 pi",
     "e7_float32": "float32",
+    "e8_rotated_width": "exponent over the rotated width",
+    "e8_neox_partial": "NeoX partial rotary",
+    "e8_zeros_dropped": "zeros dropped",
+    "e8_zeros_first": "zeros first",
+    "e8_fast_stopped": "fast pairs stopped",
+    "e8_partial_ignored": "partial factor ignored",
+    "e8_float32": "float32",
+    "e9_factor_every_layer": "factor on every layer",
+    "e9_no_rope_backwards": "no_rope_layers read backwards",
+    "e9_global_base": "sliding layers given the global base",
+    "e9_factor_on_no_layer": "factor on no layer",
+    "e9_every_layer_rotates": "every layer rotates",
 }
+
+# Mistakes recognised by the shape of the answer: the report names the shape, not an entry.
+SHAPE_MISTAKES = {"e8_neox_partial", "e8_zeros_dropped"}
 
 
 def load(path: Path):
@@ -407,6 +425,134 @@ def test_e7_expected_is_the_definition(seed):
         np.testing.assert_allclose(exercise("E7").expected(*case.args), by_hand, rtol=1e-14)
 
 
+def proportional_by_hand(d: int, base: float, p: float) -> list[mp.mpf]:
+    """Transformers' proportional rotary written out: k = int(p d // 2) pairs turn."""
+    k = int(p * d // 2)
+    return [mp.power(base, -mp.mpf(2 * i) / d) if i < k else mp.mpf(0) for i in range(d // 2)]
+
+
+def test_e8_worked_examples_by_hand():
+    e = exercise("E8")
+    with mp.workdps(30):
+        small = proportional_by_hand(16, 10000, 0.5)
+        gemma = proportional_by_hand(512, 1000000, 0.25)
+    shown = [1, 0.316228, 0.1, 0.0316228, 0, 0, 0, 0]  # the task's first worked example
+    np.testing.assert_allclose(e.expected(*e.worked[0]), shown, rtol=5e-6, atol=0)
+    np.testing.assert_allclose(e.expected(*e.worked[0]), [float(v) for v in small], rtol=1e-15)
+    gemma4 = e.expected(*e.worked[1])
+    np.testing.assert_allclose(gemma4, [float(v) for v in gemma], rtol=1e-15)
+    assert np.count_nonzero(gemma4) == 64 and gemma4.shape == (256,)
+    assert f"{gemma4[63]:.6g}" == "0.0333762"
+    np.testing.assert_allclose(
+        e.expected(*e.worked[2]), 10000.0 ** (-np.arange(0, 128, 2) / 128), rtol=1e-15
+    )
+
+
+def test_e8_slowest_turning_wavelengths_are_the_facts():
+    """FACTS-zoo section 2: d = 256, p = 0.25, base 1e6: about 178 proportional, 4.08e6 NeoX."""
+    from posenc.exercises import e8
+
+    speeds = exercise("E8").expected(256, 1000000.0, 0.25)
+    slowest = 2 * math.pi / speeds[np.count_nonzero(speeds) - 1]
+    assert round(slowest) == 178
+    assert f"{2 * math.pi / e8.neox(256, 1000000.0, 0.25)[-1]:.3g}" == "4.08e+06"
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_e8_expected_is_the_definition(seed):
+    e = exercise("E8")
+    for case in e.cases(seed):
+        with mp.workdps(30):
+            by_hand = [float(v) for v in proportional_by_hand(*case.args)]
+        np.testing.assert_allclose(e.expected(*case.args), by_hand, rtol=1e-15)
+
+
+def text_part(name: str) -> dict:
+    """The text part of the config data/configs/<name>.json, read here with json."""
+    config = json.loads((ROOT / "data" / "configs" / f"{name}.json").read_text())
+    return config.get("text_config", config)
+
+
+def test_e9_worked_examples_are_the_configs():
+    e = exercise("E9")
+    gemma3, smol, gemma4 = (e.expected(*args) for args in e.worked)
+    # Gemma 3 27B: 62 layers, every sixth global (1e6, linear 8), the others 1e4 unscaled.
+    assert gemma3.shape == (62, 3)
+    for i, row in enumerate(gemma3):
+        want = [1, 1e6, 8] if (i + 1) % 6 == 0 else [1, 1e4, 1]
+        assert row.tolist() == want, i
+    # SmolLM3: no_rope_layers as published, 1 = the layer rotates; base 5e6.
+    flags = text_part("smollm3-3b")["no_rope_layers"]
+    assert [i for i, f in enumerate(flags) if not f] == list(range(3, 36, 4))
+    for i, row in enumerate(smol):
+        assert row.tolist() == ([1, 5e6, 1] if flags[i] else [0, 0, 0]), i
+    # Gemma 4 31B: the layer types as listed; proportional global layers, factor 1.
+    types = text_part("gemma-4-31b")["layer_types"]
+    assert types.count("full_attention") == 10 and len(types) == 60
+    for i, row in enumerate(gemma4):
+        want = [1, 1e6, 1] if types[i] == "full_attention" else [1, 1e4, 1]
+        assert row.tolist() == want, i
+
+
+def test_e9_cases_come_from_the_configs_and_are_named():
+    e = exercise("E9")
+    for case in e.cases(0):
+        words = e.describe(*case.args)
+        name = re.search(r"config (\S+\.json)", words).group(1)
+        assert (ROOT / "data" / "configs" / name).is_file(), words
+
+
+def test_e9_a_solve_that_changes_its_config_changes_no_case():
+    """check_function hands solve a copy: the expected answer is read from the case itself."""
+    solve = load(SOLUTIONS["E9"]).solve
+
+    def greedy(config):
+        answer = solve(config)
+        config.clear()  # the config, emptied after the answer
+        return answer
+
+    assert check_function(exercise("E9"), greedy).passed
+
+
+@pytest.mark.parametrize("key", ["E8", "E9"])
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_e8_e9_mistakes_are_wrong_on_an_unseen_case(key, seed):
+    """Each mistake differs from the right answer on an unseen case, by shape or entry."""
+    e = exercise(key)
+    unseen = [c for c in e.cases(seed) if not c.worked]
+    for known in e.mistakes:
+        wrong = False
+        for case in unseen:
+            theirs, want = np.asarray(known.formula(*case.args)), e.expected(*case.args)
+            if theirs.shape != want.shape or np.max(np.abs(theirs - want)) > known.apart:
+                wrong = True
+        assert wrong, (known.name, seed)
+
+
+def test_e8_e9_unknown_mistakes_fail_with_the_fallback_hint():
+    e8 = load(SOLUTIONS["E8"]).solve
+    report = check_function(exercise("E8"), lambda d, b, p: e8(d, b, p) * 1.5)
+    assert not report.passed and report.mistake is None
+    assert "pairs 4 to 7 have speed 0" in " ".join(report.text.split())
+    e9 = load(SOLUTIONS["E9"]).solve
+
+    def halved(config):
+        rows = e9(config)
+        rows[:, 1] /= 2  # every base halved: no known mistake
+        return rows
+
+    report = check_function(exercise("E9"), halved)
+    assert not report.passed and report.mistake is None
+    text = " ".join(report.text.split())
+    assert "Of this config's 62 layers, 52 rotate with base 10000 and factor 1" in text
+
+
+def test_e9_rows_of_the_wrong_length_fail():
+    e9 = load(SOLUTIONS["E9"]).solve
+    report = check_function(exercise("E9"), lambda config: e9(config)[:-1])
+    assert not report.passed and "It must have shape (62, 3)" in " ".join(report.text.split())
+
+
 @pytest.mark.parametrize("key", ["E6", "E7"])
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_rope_mistakes_are_wrong_on_the_unseen_cases_and_the_short_call(key, seed):
@@ -469,7 +615,10 @@ def test_each_mistake_is_rejected_with_its_hint(stem):
     assert report.mistake == MISTAKE_FILES[stem], report.text
     hint = next(m.hint for m in e.mistakes if m.name == MISTAKE_FILES[stem])
     assert " ".join(report.text.split()).endswith("Hint: " + " ".join(hint.split()))
-    assert "the first wrong entry is" in " ".join(report.text.split())
+    if stem in SHAPE_MISTAKES:
+        assert "It must have shape" in " ".join(report.text.split())
+    else:
+        assert "the first wrong entry is" in " ".join(report.text.split())
     one_paragraph_each(report.text)
 
 
@@ -530,6 +679,8 @@ WRONG = {
     "wrong_e5": ("E5", MISTAKES / "e5_query_minus_key.py", 20.0),
     "wrong_e6": ("E6", MISTAKES / "e6_temperature_once.py", 20.0),
     "wrong_e7": ("E7", MISTAKES / "e7_factor_fixed.py", 20.0),
+    "wrong_e8": ("E8", MISTAKES / "e8_zeros_dropped.py", 20.0),
+    "wrong_e9": ("E9", MISTAKES / "e9_factor_every_layer.py", 20.0),
 }
 BAD = {
     "raises": """\
@@ -679,6 +830,8 @@ def test_reference_solutions_pass(reports, name):
         ("wrong_e5", "query minus key"),
         ("wrong_e6", "temperature once"),
         ("wrong_e7", "factor fixed at 8"),
+        ("wrong_e8", "zeros dropped"),
+        ("wrong_e9", "factor on every layer"),
     ],
 )
 def test_mistakes_are_named_end_to_end(reports, name, mistake):
@@ -782,9 +935,9 @@ def test_list_and_show(capsys):
     assert main(["exercise", "list"]) == 0
     out = capsys.readouterr().out
     assert out == listing()
-    keys = ["E1", "E2", "E3", "E4", "E5", "E6", "E7"]
+    keys = ["E1", "E2", "E3", "E4", "E5", "E6", "E7", "E8", "E9"]
     assert [line.split()[0] for line in out.splitlines()] == keys
-    for name in ("E1", "e2", "3", "e4", "5", "e6", "7"):
+    for name in ("E1", "e2", "3", "e4", "5", "e6", "7", "E8", "9"):
         assert main(["exercise", "show", name]) == 0
         out = capsys.readouterr().out
         assert out == show(name)
@@ -802,6 +955,8 @@ def test_show_carries_the_worked_numbers():
     assert "[0, 17, 23, 24, 25, 30, 31, 31]" in show("E5") and "[0, 0, 15, 16, 31]" in show("E5")
     assert "0.0256935" in show("E6") and "1.29648" in show("E6") and "1.45913" in show("E6")
     assert "0.000524846" in show("E7") and "29 to 34 blended" in show("E7")
+    assert "0.0316228, 0, 0, 0, 0]" in show("E8") and "0.0333762" in show("E8")
+    assert "every sixth (5, 11, ..., 59) rotates" in show("E9")
 
 
 def test_check_exit_status_pass_and_fail(capsys):
@@ -814,8 +969,8 @@ def test_check_exit_status_pass_and_fail(capsys):
 
 USAGE = [
     (
-        ["exercise", "check", "E9", "x.py"],
-        "exercise must be one of E1, E2, E3, E4, E5, E6, E7, got 'E9'",
+        ["exercise", "check", "E10", "x.py"],
+        "exercise must be one of E1, E2, E3, E4, E5, E6, E7, E8, E9, got 'E10'",
     ),
     (["exercise", "check", "E1", "/no/such/file.py"], "cannot read '/no/such/file.py'"),
     (["exercise", "check", "E1", str(ROOT / "exercises")], "it is a directory"),
@@ -831,7 +986,10 @@ USAGE = [
         "argument --memory: invalid int value: 'lots'",
     ),
     (["exercise", "check", "E1"], "the following arguments are required: FILE"),
-    (["exercise", "show", "E0"], "exercise must be one of E1, E2, E3, E4, E5, E6, E7, got 'E0'"),
+    (
+        ["exercise", "show", "E0"],
+        "exercise must be one of E1, E2, E3, E4, E5, E6, E7, E8, E9, got 'E0'",
+    ),
     (["exercise"], "the following arguments are required: ACTION"),
     (["exercise", "grade"], "invalid choice: 'grade'"),
 ]
@@ -895,6 +1053,8 @@ PAGES = {
     "E5": ("docs/exercises/e5-t5-buckets.md", MISTAKES / "e5_float64.py"),
     "E6": ("docs/exercises/e6-yarn-inverse-frequencies.md", MISTAKES / "e6_temperature_once.py"),
     "E7": ("docs/exercises/e7-llama3-bands.md", MISTAKES / "e7_factor_fixed.py"),
+    "E8": ("docs/exercises/e8-proportional-ladder.md", MISTAKES / "e8_rotated_width.py"),
+    "E9": ("docs/exercises/e9-which-layers-rotate.md", MISTAKES / "e9_factor_every_layer.py"),
 }
 
 
@@ -948,3 +1108,37 @@ def test_abbreviations_are_one_line_each_and_safe():
         assert "$" not in definition and "\\" not in definition  # no TeX in a tooltip
         assert definition.count(". ") == 0  # one sentence
     assert len(keys) == len(set(keys))
+
+
+def test_exercises_import_without_the_repository(tmp_path):
+    # posenc installed on its own (no data/configs beside it) must still list and run the
+    # exercises that need no config; E9, which reads data/configs, says what is missing.
+    import shutil
+
+    shutil.copytree(
+        Path(__file__).resolve().parents[1] / "posenc",
+        tmp_path / "site" / "posenc",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
+    script = textwrap.dedent(
+        """
+        from posenc.exercises import EXERCISES
+        print(sorted(EXERCISES))
+        try:
+            EXERCISES["E9"].cases(0)
+        except FileNotFoundError as exc:
+            print("E9:", exc)
+        """
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(tmp_path / "site"), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    first, second = run.stdout.splitlines()
+    assert first == str(sorted(f"E{n}" for n in range(1, 10)))
+    assert second.startswith("E9: E9 reads its configs from data/configs")

@@ -15,7 +15,12 @@ Each exercise is a page under ``docs/exercises/`` and a module here:
   every rotary pair under YaRN, then the factor on the logits;
 - E7 (``e7``), the Llama 3 bands: ``solve(head_dim, base, factor,
   original_max_position_embeddings, low_freq_factor, high_freq_factor)`` returns the
-  new speed of every rotary pair under Llama 3's scaling.
+  new speed of every rotary pair under Llama 3's scaling;
+- E8 (``e8``), the proportional ladder: ``solve(head_dim, base, partial_rotary_factor)``
+  returns the speed of every pair of a head under Gemma 4's proportional rotary, the
+  stopped pairs' zeros included;
+- E9 (``e9``), which layers rotate: ``solve(config)`` returns, for each layer of a
+  model's config (a dict), whether it rotates, its base and its factor.
 
 E1 and E2 also take the classic shorter ``solve`` without ``base``, judged on the cases
 with base 10000 only, and E5 the shorter ``solve(relative_position, bidirectional)``
@@ -27,12 +32,12 @@ built in (rotation counts 32 and 1, band factors 1 and 4).
 reader's ``solve`` in a child process with limits on time, CPU and memory, on the
 worked examples of the page and on unseen cases from a seeded generator, and judges
 the answers against ``posenc.sinusoidal``, ``posenc.shift_matrix``,
-``posenc.attention``, ``posenc.relative.alibi_slopes``, ``posenc.relative.t5_bucket``
-and ``posenc.rope.inv_freq`` (``checker``). A pass needs an answer to every case,
-each compared in this process; the child is sent the inputs of each case and nothing
-else, holds no answer and cannot import posenc; no process it starts outlives the
-check. The classic mistakes of each exercise are written out as formulas, so a wrong
-answer can be matched to the mistake that produces it.
+``posenc.attention``, ``posenc.relative.alibi_slopes``, ``posenc.relative.t5_bucket``,
+``posenc.rope.inv_freq`` and ``posenc.model_config.read_model`` (``checker``). A pass
+needs an answer to every case, each compared in this process; the child is sent the
+inputs of each case and nothing else, holds no answer and cannot import posenc; no
+process it starts outlives the check. The classic mistakes of each exercise are written
+out as formulas, so a wrong answer can be matched to the mistake that produces it.
 
 References
 ----------
@@ -64,6 +69,8 @@ from posenc.exercises.e4 import E4
 from posenc.exercises.e5 import E5
 from posenc.exercises.e6 import E6
 from posenc.exercises.e7 import E7
+from posenc.exercises.e8 import E8
+from posenc.exercises.e9 import E9
 
 __all__ = [
     "EXERCISES",
@@ -81,7 +88,7 @@ __all__ = [
 ]
 
 #: Every exercise, by key.
-EXERCISES: dict[str, Exercise] = {e.key: e for e in (E1, E2, E3, E4, E5, E6, E7)}
+EXERCISES: dict[str, Exercise] = {e.key: e for e in (E1, E2, E3, E4, E5, E6, E7, E8, E9)}
 
 
 def exercise(name: str) -> Exercise:
@@ -105,13 +112,15 @@ def listing() -> str:
     Examples
     --------
     >>> print(listing(), end="")
-    E1  The sinusoidal table  solve(length, width, base)
-    E2  The shift matrix      solve(k, width, base)
-    E3  Order blindness       solve(X, Wq, Wk, Wv, order)
-    E4  The ALiBi slopes      solve(num_heads)
-    E5  The T5 buckets        solve(relative_position, bidirectional, num_buckets, max_distance)
-    E6  The YaRN speeds       solve(head_dim, base, factor, original_max_position_embeddings, beta_fast, beta_slow)
-    E7  The Llama 3 bands     solve(head_dim, base, factor, original_max_position_embeddings, low_freq_factor, high_freq_factor)
+    E1  The sinusoidal table     solve(length, width, base)
+    E2  The shift matrix         solve(k, width, base)
+    E3  Order blindness          solve(X, Wq, Wk, Wv, order)
+    E4  The ALiBi slopes         solve(num_heads)
+    E5  The T5 buckets           solve(relative_position, bidirectional, num_buckets, max_distance)
+    E6  The YaRN speeds          solve(head_dim, base, factor, original_max_position_embeddings, beta_fast, beta_slow)
+    E7  The Llama 3 bands        solve(head_dim, base, factor, original_max_position_embeddings, low_freq_factor, high_freq_factor)
+    E8  The proportional ladder  solve(head_dim, base, partial_rotary_factor)
+    E9  Which layers rotate      solve(config)
     """  # noqa: E501 (one line per exercise, as printed)
     width = max(len(e.title) for e in EXERCISES.values())
     lines = [f"{e.key}  {e.title:<{width}}  {e.signature}" for e in EXERCISES.values()]
@@ -149,7 +158,7 @@ def check(
     Parameters
     ----------
     name : str
-        The exercise: 'E1' to 'E7' (see :func:`exercise`).
+        The exercise: 'E1' to 'E9' (see :func:`exercise`).
     solution : path
         A Python file that defines ``solve``: a regular file of at most 1 MB
         (``checker.SOLUTION_LIMIT``), or a ValueError before anything runs.

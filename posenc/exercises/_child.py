@@ -16,7 +16,8 @@ File descriptor IN carries JSON lines from the parent:
   the signature this process sent); or ``{"kind": "done"}`` when no case is run;
 - ``{"kind": "case", "case": N, "args": [...]}``: the inputs of case N, where each
   ``{"npy": true}`` stands for a NumPy array, sent after the line as an ``.npy`` stream
-  (format 1.0, never pickled), in order; ints, floats, bools and lists are JSON;
+  (format 1.0, never pickled), in order, and each ``{"json": value}`` for a dict
+  (E9's config); ints, floats, bools and lists are JSON;
 - ``{"kind": "done"}``: no case follows.
 
 File descriptor OUT carries JSON lines to the parent, in this order:
@@ -256,9 +257,11 @@ class Inputs:
         if message["kind"] == "done":
             return None
         args = tuple(
-            np.lib.format.read_array(_Bytes(self.stream), allow_pickle=False)
-            if isinstance(value, dict)
-            else value
+            value
+            if not isinstance(value, dict)
+            else value["json"]
+            if "json" in value
+            else np.lib.format.read_array(_Bytes(self.stream), allow_pickle=False)
             for value in message["args"]
         )
         return message["case"], args

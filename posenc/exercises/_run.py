@@ -168,12 +168,26 @@ def _plain(value: object) -> bool:
     return type(value) in (bool, int, float)
 
 
+def _json(value: object, depth: int = 0) -> bool:
+    """Whether ``value`` is plain JSON data: dicts with string keys, lists, str, numbers."""
+    if depth > 20:  # a config nests a few levels
+        return False
+    if value is None or type(value) in (bool, int, float, str):
+        return True
+    if type(value) is list:
+        return all(_json(v, depth + 1) for v in value)
+    if type(value) is dict:
+        return all(type(k) is str and _json(v, depth + 1) for k, v in value.items())
+    return False
+
+
 def inputs(number: int, args: tuple) -> bytes:
     """The inputs of case ``number`` as the worker reads them (``_child.Inputs.case``).
 
     One JSON line, then each NumPy array as an ``.npy`` stream (format 1.0), in order;
     ints, floats, bools and lists of them travel in the line itself, which keeps their
-    Python types (``json`` writes a float so that it reads back exactly). Anything else
+    Python types (``json`` writes a float so that it reads back exactly), and so does a
+    dict of plain JSON data (E9's config), as ``{"json": value}``. Anything else
     is a TypeError: an exercise whose cases need more must teach both sides first.
     """
     values, streams = [], []
@@ -185,6 +199,8 @@ def inputs(number: int, args: tuple) -> bytes:
             streams.append(stream.getvalue())
         elif _plain(value) or (type(value) is list and all(_plain(v) for v in value)):
             values.append(value)
+        elif type(value) is dict and _json(value):  # a config (E9): JSON, marked as such
+            values.append({"json": value})
         else:
             raise TypeError(f"the checker cannot send the worker a {type(value).__name__}")
     line = json.dumps({"kind": "case", "case": number, "args": values}) + "\n"

@@ -16,8 +16,9 @@ line, a timeout, running out of memory or CPU time, a process that ended or stop
 answering, or answers that could not be read. Otherwise the report names the first
 problem in case order: an answer of the wrong type or shape, or the first wrong entry. A
 wrong answer is then compared with the exercise's known mistakes (formulas written out
-in ``e1``, ``e2``, ``e3``); if one of them reproduces every answer the solution gave,
-its hint is shown. Nothing from the checker's own stack is ever printed.
+in ``e1`` to ``e9``), and so is an answer of the wrong shape, shape and all (E8's speeds
+without their zeros); if one of them reproduces every answer the solution gave, its hint
+is shown. Nothing from the checker's own stack is ever printed.
 
 The child is not a sandbox: it keeps mistakes and tampering from deciding a verdict or
 leaving processes behind, but a solution runs as the reader and can harm what the
@@ -26,6 +27,7 @@ reader can.
 
 from __future__ import annotations
 
+import copy
 import math
 import numbers
 import re
@@ -221,6 +223,21 @@ def matches(
             return False
         apart = apart or not _agrees(got, e.expected(*case.args), known.apart)
     return apart
+
+
+def _misshapen(e: Exercise, cases: list[Case], run: Run) -> Mistake | None:
+    """The known mistake whose answers have the shape these have (E8's dropped zeros), or None.
+
+    Answers of the wrong shape are compared with each mistake's formula as they came, shape
+    and all; a mistake that gives answers of the right shape cannot match them. The
+    verdict is a failure either way: this only chooses the hint.
+    """
+    given = {
+        number: answer.array.astype(np.float64)
+        for number, answer in run.answers.items()
+        if answer.array is not None and answer.meta.get("kind") in ("i", "u", "f")
+    }
+    return mistake(e, cases, given) if given else None
 
 
 def mistake(e: Exercise, cases: list[Case], answers: dict[int, np.ndarray]) -> Mistake | None:
@@ -428,7 +445,11 @@ def check(
 def _fresh(args: tuple) -> tuple:
     """Copies of the arguments, so a solve that changes them changes no case."""
     return tuple(
-        a.copy() if isinstance(a, np.ndarray) else list(a) if isinstance(a, list) else a
+        a.copy()
+        if isinstance(a, np.ndarray)
+        else copy.deepcopy(a)
+        if isinstance(a, list | dict)
+        else a
         for a in args
     )
 
@@ -530,6 +551,8 @@ def judge(
             problem = "the checker could not read this answer."
         if problem is not None:
             problem = f"{_case(e, case, len(cases), call)}: {problem}"
+            known = _misshapen(e, cases, run)
+            hint = known.hint if known is not None else None
             break
         arrays[case.number] = answer.array.reshape(shape).astype(np.float64)
     for case in cases:  # a wrong entry comes before any later problem
