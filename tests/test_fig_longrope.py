@@ -1,6 +1,6 @@
 """Tests for the LongRoPE figure (Proposition 29): pure, and true to the config's lists.
 
-The plotted factors must be the two lists of the Phi-3 shape config, read here with
+The plotted factors must be the two lists of Phi-3.5-mini-instruct's config, read here with
 the json module, not with posenc; the wavelengths must be 2 pi lambda_i / theta_i with
 theta_i = b^(-2i/d) evaluated with mpmath at 50 digits, the short list at lengths up to
 L0 and the long list beyond. Determinism, untouched rcParams and the absence of pyplot
@@ -20,7 +20,7 @@ from matplotlib.lines import Line2D
 
 from posenc.figures.longrope import fig_longrope_switch
 
-CONFIG = Path(__file__).resolve().parents[1] / "data/configs/phi-3-mini-128k-shape.json"
+CONFIG = Path(__file__).resolve().parents[1] / "data/configs/phi-3.5-mini-instruct.json"
 RAW = json.loads(CONFIG.read_text())
 SHORT, LONG = RAW["rope_scaling"]["short_factor"], RAW["rope_scaling"]["long_factor"]
 D = RAW["hidden_size"] // RAW["num_attention_heads"]  # 96

@@ -1,9 +1,8 @@
 """Figures about LongRoPE: per-pair factors, two lists switched at L0 (Proposition 29).
 
 Reference: Y. Ding et al., "LongRoPE: Extending LLM Context Window Beyond 2 Million
-Tokens", arXiv:2402.13753 (2024). The lists drawn are the stand-ins of the shape of
-Phi-3-mini-128k's config (data/configs/phi-3-mini-128k-shape.json), not
-Microsoft's searched values.
+Tokens", arXiv:2402.13753 (2024). The lists drawn are Microsoft's, from
+Phi-3.5-mini-instruct's config (data/configs/phi-3.5-mini-instruct.json).
 """
 
 from __future__ import annotations
@@ -18,7 +17,7 @@ from ._style import _FONT, _INK, _MUTED, _OKABE_ITO, _SMALL, _figure
 
 __all__ = ["fig_longrope_switch"]
 
-_CONFIG = Path(__file__).resolve().parents[2] / "data/configs/phi-3-mini-128k-shape.json"
+_CONFIG = Path(__file__).resolve().parents[2] / "data/configs/phi-3.5-mini-instruct.json"
 _SHORT, _LONG = _OKABE_ITO[0], _OKABE_ITO[1]  # blue, vermillion
 
 
@@ -31,7 +30,7 @@ def _check_length(name: str, value: object) -> int:
 def fig_longrope_switch(before: int = 4096, after: int = 4097) -> Figure:
     """LongRoPE's two factor lists, and the speeds a cache holds at two lengths.
 
-    Left: ``short_factor`` and ``long_factor`` of the Phi-3 shape config, pair by pair, on
+    Left: ``short_factor`` and ``long_factor`` of Phi-3.5-mini's config, pair by pair, on
     a log axis, with the single factor s = 32 of position interpolation dashed. Right:
     the wavelength 2 pi / speed of every pair, from ``posenc.rope`` at the current lengths
     ``before`` and ``after`` (by default 4096 = L0 and 4097), and without scaling.
