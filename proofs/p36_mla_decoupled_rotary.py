@@ -283,6 +283,18 @@ def checks(rec: Recorder) -> None:
         theirs = rotary(vectors[:1], [position], pairing="interleaved")[0]
         deinterleave = np.argsort(pairing_permutation(width))
         errors.extend((mine - theirs[deinterleave]).tolist())
+    half_errors = []
+    for position in (0.0, 5.0, 1234.0):
+        angle = position * 10000.0 ** (-np.arange(0, width, 2) / width)  # (32,)
+        mine = rotate_half_rope(vectors[1], np.cos(angle), np.sin(angle))
+        theirs = rotary(vectors[1:2], [position], pairing="half")[0]
+        half_errors.extend((mine - theirs).tolist())
+    rec.numeric(
+        "the transcribed rotate_half is posenc's split-half rotary (the misreading's pairing)",
+        half_errors,
+        tol=1e-12,
+        scope=f"width {width}, base 10^4, positions 0, 5, 1234",
+    )
     rec.numeric(
         "posenc's interleaved rotary, de-interleaved, is the transcribed rope_interleave",
         errors,
@@ -530,10 +542,13 @@ def _pairing_free(wit: Witness) -> None:
     k_right = transformers_interleave(v, np.cos(offset * speeds), np.sin(offset * speeds))
     q_wrong = rotate_half_rope(v, np.cos(0 * speeds), np.sin(0 * speeds))
     k_wrong = rotate_half_rope(v, np.cos(offset * speeds), np.sin(offset * speeds))
+    with mpmath.workdps(50):
+        wrong = mpmath.cos(offset * mpmath.mpf(float(speeds[0])))  # rotate_half: pair 0
     assert abs(float(q_right @ k_right) - float(right)) < 1e-12
+    assert abs(float(q_wrong @ k_wrong) - float(wrong)) < 1e-12
     wit.differs(
         sp.Float(right, 50),
-        float(q_wrong @ k_wrong),
+        sp.Float(wrong, 50),
         at=f"DeepSeek-V3's rotary part, q = k = e_32, offset {offset}: pairs (2i, 2i + 1) "
         "(e_32 in pair 16) against rotate_half's (i, i + 32) (e_32 in pair 0)",
         margin=1,
