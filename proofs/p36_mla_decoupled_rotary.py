@@ -144,12 +144,21 @@ def checks(rec: Recorder) -> None:
     # matrix to fold, A(j) = W_Q^T R(-j w) W_UK (j = m - n), is X cos(j w) - Y sin(j w).
     m, n = sp.symbols("m n", integer=True)
     w = sp.Symbol("omega", positive=True)
+    # With u = W_Q h and v = W_UK c, (R(m w) u)^T (R(n w) v) = u^T R((n - m) w) v; the
+    # factors W_Q^T and W_UK then stand on either side of R by associativity (step 1).
+    u, v = symbols_matrix("u", 2, 1), symbols_matrix("v", 2, 1)
+    rec.identity(
+        "(R(m w) u)^T (R(n w) v) = u^T R((n - m) w) v, so the score is "
+        "h^T W_Q^T R((n - m) w) W_UK c",
+        (turn(m * w) * u).T * (turn(n * w) * v) - u.T * turn((n - m) * w) * v,
+        scope="one rotary pair, every integer m, n, real w > 0 and real u = W_Q h, v = W_UK c",
+    )
     q2, k2 = symbols_matrix("Q", 2, a), symbols_matrix("K", 2, r)
     rec.identity(
-        "(R(m w) W_Q h)^T (R(n w) W_UK c) = h^T W_Q^T R((n - m) w) W_UK c",
-        (turn(m * w) * q2 * h).T * (turn(n * w) * k2 * c)
-        - h.T * q2.T * turn((n - m) * w) * k2 * c,
-        scope=f"one rotary pair, every integer m, n, real w > 0, W_Q (2x{a}), W_UK (2x{r})",
+        "u^T R v with u = W_Q h, v = W_UK c is h^T (W_Q^T R W_UK) c for any matrix R",
+        ((q2 * h).T * symbols_matrix("R", 2, 2) * (k2 * c))
+        - h.T * (q2.T * symbols_matrix("R", 2, 2) * k2) * c,
+        scope=f"every real W_Q (2x{a}), W_UK (2x{r}), R (2x2), h, c",
     )
     j = sp.Symbol("j", integer=True)
     quarter = sp.Matrix([[0, -1], [1, 0]])  # J = R(pi/2)
@@ -214,9 +223,16 @@ def checks(rec: Recorder) -> None:
         scope="one rotary pair; every integer m, n, real w and real weights, latents",
     )
     s = sp.Symbol("s", integer=True)
+    rotary_part = (turn(m * w) * q_r).T * (turn(n * w) * k_r)
+    rec.exact(
+        "the content part holds no position (m, n among its symbols)",
+        len((score - rotary_part)[0, 0].free_symbols & {m, n}),
+        0,
+        scope="the content part of the decoupled score, as built",
+    )
     rec.identity(
-        "the decoupled score is unchanged when both positions move by s",
-        score.subs({m: m + s, n: n + s}, simultaneous=True) - score,
+        "the rotary part, so the decoupled score, is unchanged when both positions move by s",
+        rotary_part.subs({m: m + s, n: n + s}, simultaneous=True) - rotary_part,
         scope="every integer m, n, s",
     )
     heads = []
