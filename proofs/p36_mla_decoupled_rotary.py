@@ -213,23 +213,25 @@ def checks(rec: Recorder) -> None:
     )
 
     # Step 3. The decoupled score: a content part that absorbs, a rotary part that turns.
+    # The rotary part (R(m) q_R)^T (R(n) k_R) is q_R^T R((n - m) w) k_R by step 2's first
+    # identity (u = q_R, v = k_R); here the dot product of the two concatenations splits.
     cq = symbols_matrix("cq", r, 1)  # the query's latent
     w_uq = symbols_matrix("U", dc, r)
     q_r, k_r = symbols_matrix("qR", 2, 1), symbols_matrix("kR", 2, 1)
-    score = (w_uq * cq).T * (w_uk * c) + (turn(m * w) * q_r).T * (turn(n * w) * k_r)
+    rotary_part = (turn(m * w) * q_r).T * (turn(n * w) * k_r)
+    full = (w_uq * cq).col_join(turn(m * w) * q_r).T * (w_uk * c).col_join(turn(n * w) * k_r)
     rec.identity(
-        "[q_C; R(m) q_R]^T [k_C; R(n) k_R] = c_Q^T (W_UQ^T W_UK) c + q_R^T R((n - m) w) k_R",
-        score - ((cq.T * (w_uq.T * w_uk) * c) + q_r.T * turn((n - m) * w) * k_r),
+        "[q_C; R(m) q_R]^T [k_C; R(n) k_R] = c_Q^T (W_UQ^T W_UK) c + (R(m) q_R)^T (R(n) k_R)",
+        full - (cq.T * (w_uq.T * w_uk) * c + rotary_part),
         scope="one rotary pair; every integer m, n, real w and real weights, latents",
     )
-    s = sp.Symbol("s", integer=True)
-    rotary_part = (turn(m * w) * q_r).T * (turn(n * w) * k_r)
     rec.exact(
         "the content part holds no position (m, n among its symbols)",
-        len((score - rotary_part)[0, 0].free_symbols & {m, n}),
+        len((cq.T * (w_uq.T * w_uk) * c)[0, 0].free_symbols & {m, n}),
         0,
         scope="the content part of the decoupled score, as built",
     )
+    s = sp.Symbol("s", integer=True)
     rec.identity(
         "the rotary part, so the decoupled score, is unchanged when both positions move by s",
         rotary_part.subs({m: m + s, n: n + s}, simultaneous=True) - rotary_part,
@@ -243,7 +245,8 @@ def checks(rec: Recorder) -> None:
         full_k = (uk_i * c).col_join(turn(n * w) * k_r)  # the one k_R of every head
         heads.append(
             (full_q.T * full_k)[0, 0]
-            - ((cq.T * (uq_i.T * uk_i) * c)[0, 0] + (qr_i.T * turn((n - m) * w) * k_r)[0, 0])
+            - (cq.T * (uq_i.T * uk_i) * c)[0, 0]
+            - ((turn(m * w) * qr_i).T * (turn(n * w) * k_r))[0, 0]
         )
     rec.exact("heads checked", len(heads), 2, scope="two heads with their own weights")
     rec.identity(
@@ -268,23 +271,27 @@ def checks(rec: Recorder) -> None:
 
     def complex_turn(v: sp.Matrix, angles) -> list[sp.Expr]:
         # DeepSeek's own code: pair i as the complex number v[2i] + i v[2i + 1], times
-        # e^(i t_i) (view_as_complex and freqs_cis).
-        return [(v[2 * i] + sp.I * v[2 * i + 1]) * sp.exp(sp.I * angles[i]) for i in range(2)]
+        # cos t_i + i sin t_i (view_as_complex and freqs_cis), the product left unexpanded.
+        return [
+            (v[2 * i] + sp.I * v[2 * i + 1]) * (sp.cos(angles[i]) + sp.I * sp.sin(angles[i]))
+            for i in range(2)
+        ]
 
     turned = complex_turn(xs, th)
     out = interleave_sym(xs, th)
+    rec.exact("pairs in the complex turn", len(turned), pairs, scope="width 4")
     rec.identity(
         "rope_interleave's output is DeepSeek's complex turn of pairs (2i, 2i + 1): real "
         "parts first, imaginary parts after (out_i + i out_(i+P) = z_i)",
-        sp.Matrix([out[i] + sp.I * out[i + 2] - turned[i] for i in range(2)]),
+        sp.Matrix([out[i] + sp.I * out[i + 2] - z for i, z in enumerate(turned)]),
         scope="width 4 (two pairs), every real x and angles",
     )
     rec.identity(
         "so its score is DeepSeek's, sum_i Re(conj(z_i) z'_i): the relabelling is the same "
         "for q and k",
-        (interleave_sym(xs, th).T * interleave_sym(ys, ph))[0, 0]
+        (out.T * interleave_sym(ys, ph))[0, 0]
         - sum(
-            sp.re(sp.conjugate(zq) * zk)
+            sp.expand(sp.conjugate(zq) * zk).as_real_imag()[0]
             for zq, zk in zip(turned, complex_turn(ys, ph), strict=True)
         ),
         scope="width 4, every real q, k and angles of the query and of the key",
