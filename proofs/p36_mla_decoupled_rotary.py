@@ -7,7 +7,8 @@ section 2.1.2; the values fold likewise, W_O W_UV).
 
 (2) Rotary on those keys. Turning the query by R(m) and the key by R(n) (Proposition 12)
 gives h_q^T W_Q^T R(n - m) W_UK c: the matrix to fold is A(j) = W_Q^T R(-j w) W_UK,
-j = m - n. For one pair turning at a speed w that is not a multiple of pi,
+j = m - n. For a latent cached before any rotation and one matrix for every pair of
+positions: for one pair turning at a speed w that is not a multiple of pi,
 A(j) = X cos(j w) - Y sin(j w) with X = W_Q^T W_UK, Y = W_Q^T J W_UK, and if A is the same
 at the offsets 0, 1 and 2 then X = Y = 0, so A(j) = 0 at every offset: a rotary part that
 scores anything at all needs a different matrix at different offsets. One matrix per offset
@@ -19,9 +20,15 @@ q_R = RoPE_m(W_QR c_Q) per head and k_R = RoPE_n(W_KR h) one per token, shared b
 head: the score is c_Q^T (W_UQ^T W_UK) c + q_R^T R(n - m) k_R. The content part keeps its
 absorption; the score depends on the positions only through n - m.
 
-(4) The cache per token per layer is kv_lora_rank + qk_rope_head_dim numbers: 512 + 64 = 576
-for DeepSeek-V3, against 128 (192 + 128) = 40960 for multi-head attention with the same
-heads (ratio 640/9), 61 layers. The same 576 for DeepSeek-V3.2-Exp and Kimi K2.5 (64 heads).
+(4) The cache per token per layer of an MLA layer is kv_lora_rank + qk_rope_head_dim
+numbers: 512 + 64 = 576 for DeepSeek-V3, against 128 (192 + 128) = 40960 for multi-head
+attention with the same heads (ratio 640/9), 61 layers. The same 576 for Kimi K2.5 (64 heads)
+and for DeepSeek-V3.2-Exp's MLA part; V3.2-Exp's sparse-attention indexer caches one more key
+of index_head_dim = 128 per token per layer (Transformers 5.24, DeepseekV32Indexer,
+cache.update_indexer), so a V3.2-Exp layer caches 512 + 64 + 128 = 704.
+
+The logits are the score times one scale, qk_head_dim^(-1/2) (times YaRN's mscale^2 when
+mscale_all_dim is set): it multiplies both parts, so the split of (3) holds for the logits.
 
 Transformers 5.24's rope_interleave takes coordinates (2i, 2i + 1) as pair i, turns it and
 writes the result split-half (evens first): the same relabelling of q and k, so the score is
@@ -40,7 +47,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from posenc import model_config
+from posenc import model_config, rope
 from posenc.figures import mla as figure
 from posenc.rotary import pairing_permutation, rotary
 from proofs import kit
@@ -177,12 +184,26 @@ def checks(rec: Recorder) -> None:
         scope="every real w",
     )
     speeds = reading(V3)[0].inv_freq
-    zeros = [i for i, s in enumerate(speeds.tolist()) if sp.sin(sp.Rational(s)) == 0]
+    # A float speed is a rational and pi is irrational, so a speed is a multiple of pi only
+    # if it is 0; the checks that can fail are that every speed lies in (0, pi), decided
+    # exactly against SymPy's pi, and that no two are equal. Then the +-w_i differ modulo
+    # 2 pi and none is a multiple of 2 pi: the several-pair argument of step 3 applies.
+    exact_speeds = [sp.Rational(value) for value in speeds.tolist()]
+    outside = [i for i, value in enumerate(exact_speeds) if not (0 < value < sp.pi)]
     rec.exact(
-        "DeepSeek-V3's rotary speeds that are a multiple of pi (sin w = 0, decided exactly)",
-        len(zeros),
+        "DeepSeek-V3's rotary speeds outside (0, pi) (so none is a multiple of pi)",
+        len(outside),
         0,
-        scope=f"the {speeds.size} speeds posenc reads from {V3}.json, as exact rationals",
+        scope=f"the {speeds.size} speeds posenc reads from {V3}.json, as exact rationals "
+        "against SymPy's pi",
+    )
+    rec.exact(
+        "DeepSeek-V3's rotary speeds that are distinct",
+        len(set(exact_speeds)),
+        reading(V3)[0].rope.head_dim // 2,
+        scope=f"{V3}.json: one speed per pair, qk_rope_head_dim / 2 pairs",
+        quantity="v3_pairs",
+        show=Show(),
     )
     rec.exact(
         "speeds checked",
@@ -204,10 +225,10 @@ def checks(rec: Recorder) -> None:
         sin1 = mpmath.sin(1)
     rec.close(
         "so e_1^T A(0) e_0 = 0 and e_1^T A(1) e_0 = -sin 1: no single M gives both scores",
-        float(abs(sp.N((e2.T * gap * e1)[0, 0], 30))),
+        sp.Abs((e2.T * gap * e1)[0, 0]),
         sp.Float(sin1, 50),
-        tol=1e-15,
-        scope="the two offsets 0 and 1, to 50 digits",
+        tol=1e-45,
+        scope="the two offsets 0 and 1; SymPy's expression against mpmath's sin 1, 50 digits",
         quantity="counter_gap",
         show=Show(sig=3),
     )
@@ -253,6 +274,46 @@ def checks(rec: Recorder) -> None:
         "each head's score is computed from the cached (c, k_R) alone, k_R shared",
         sp.Matrix(heads),
         scope="two heads, each with its own W_UQ, W_UK, query rotary part; one k_R",
+    )
+    # The logits are the score times one scale (DeepseekV3Attention.scaling in Transformers
+    # 5.24: qk_head_dim^(-1/2), times YaRN's mscale^2 when mscale_all_dim is set). The same
+    # scale multiplies both parts, so the split holds for the logits.
+    scale = sp.Symbol("sigma", positive=True)
+    content_part = (cq.T * (w_uq.T * w_uk) * c)[0, 0]
+    rec.identity(
+        "one scale sigma multiplies both parts: sigma q^T k = sigma (content) + sigma (rotary)",
+        scale * full[0, 0] - (scale * content_part + scale * rotary_part[0, 0]),
+        scope="one rotary pair; every real sigma > 0, integer m, n, real weights, latents",
+    )
+    v3 = raw_part(V3)
+    yarn = v3["rope_scaling"]
+    rec.exact(
+        "DeepSeek-V3's YaRN factor",
+        yarn["factor"],
+        40,
+        scope=f"data/configs/{V3}.json, rope_scaling.factor, hand value",
+        quantity="v3_factor",
+        show=Show(),
+    )
+    rec.exact(
+        "DeepSeek-V3 sets mscale_all_dim (so Transformers multiplies the scale by mscale^2)",
+        int(bool(yarn.get("mscale_all_dim", 0))),
+        1,
+        scope=f"data/configs/{V3}.json, rope_scaling.mscale_all_dim",
+    )
+    key_width = v3["qk_nope_head_dim"] + v3["qk_rope_head_dim"]
+    with mpmath.workdps(50):
+        by_hand = (mpmath.mpf(1) / 10 * mpmath.mpf(yarn["mscale_all_dim"])
+                   * mpmath.log(yarn["factor"]) + 1) ** 2 / mpmath.sqrt(key_width)  # fmt: skip
+    rec.close(
+        "DeepSeek-V3's scale: qk_head_dim^(-1/2) mscale^2, posenc's yarn_mscale",
+        rope.yarn_mscale(yarn["factor"], yarn["mscale_all_dim"]) ** 2 * key_width**-0.5,
+        sp.Float(by_hand, 50),
+        tol=1e-14,
+        scope=f"data/configs/{V3}.json: (0.1 mscale_all_dim ln factor + 1)^2 / sqrt(192), "
+        "mpmath at 50 digits",
+        quantity="v3_scale",
+        show=Show(sig=3),
     )
 
     # Step 4. Transformers' rope_interleave: pairs (2i, 2i + 1), output split-half. The
@@ -361,8 +422,10 @@ def checks(rec: Recorder) -> None:
         rec.exact(
             f"{stem}: posenc pairs its rotary part interleaved (rope_interleave, default true)",
             int(kind.pairing == "interleaved"),
-            int(part.get("rope_interleave", True)),
-            scope=f"data/configs/{stem}.json; the family's class default when absent",
+            int(True if stem == V32 else part.get("rope_interleave", True)),
+            scope=f"data/configs/{stem}.json; DeepseekV3Config's default (true) when absent; "
+            "DeepSeek-V3.2-Exp always interleaved in the pinned code (no rope_interleave; "
+            "DeepseekV32Attention calls apply_rotary_pos_emb_interleave)",
         )
         rec.exact(
             f"{stem}: layers posenc reads",
@@ -423,6 +486,33 @@ def checks(rec: Recorder) -> None:
             quantity=f"{tag}_cache_all",
             show=Show(),
         )
+        # A sparse-attention indexer (DeepSeek-V3.2) caches one key of index_head_dim more
+        # per token per layer (Transformers 5.24, DeepseekV32Indexer: cache.update_indexer).
+        index_key = part.get("index_head_dim", 0)
+        rec.exact(
+            f"{stem}: the indexer's key cached per token per layer, index_head_dim",
+            index_key,
+            {"v3": 0, "v32": 128, "kimi": 0}[tag],
+            scope=f"data/configs/{stem}.json (0: no indexer), hand value",
+            quantity=f"{tag}_index_key",
+            show=Show(),
+        )
+        rec.exact(
+            f"{stem}: all a layer caches per token, MLA part and indexer key",
+            cache + index_key,
+            {"v3": 576, "v32": 512 + 64 + 128, "kimi": 576}[tag],
+            scope=f"data/configs/{stem}.json, hand value",
+            quantity=f"{tag}_layer_cache",
+            show=Show(),
+        )
+        rec.exact(
+            f"{stem}: all a token caches over all layers",
+            (cache + index_key) * model.num_layers,
+            {"v3": 576, "v32": 512 + 64 + 128, "kimi": 576}[tag] * part["num_hidden_layers"],
+            scope=f"data/configs/{stem}.json",
+            quantity=f"{tag}_layer_cache_all",
+            show=Show(),
+        )
         rec.exact(
             f"{stem}: over all layers, multi-head attention",
             mha * model.num_layers,
@@ -432,6 +522,14 @@ def checks(rec: Recorder) -> None:
             show=Show(),
         )
     rec.exact("MLA configs read", len(done), len(found), scope="data/configs/*.json")
+    indexed = {stem for stem in found if "index_head_dim" in raw_part(stem)}
+    rec.exact(
+        "MLA configs with an indexer (index_head_dim) are DeepSeek-V3.2-Exp's alone "
+        "(differences)",
+        len(indexed ^ {V32}),
+        0,
+        scope="data/configs/*.json with a kv_lora_rank, as plain JSON",
+    )
     part = raw_part(V3)
     rec.exact(
         "DeepSeek-V3: a head's key, content and rotary parts side by side",
@@ -509,11 +607,13 @@ def checks(rec: Recorder) -> None:
 
 def _per_head_cache(wit: Witness) -> None:
     # "An MLA layer caches a key and a value per head, like multi-head attention."
-    part = raw_part(V32)
+    # DeepSeek-V3: its cache is MLA's alone (no indexer key, unlike DeepSeek-V3.2-Exp).
+    part = raw_part(V3)
+    assert "index_head_dim" not in part
     wit.differs(
         mha_cache(part),
         mla_cache(part),
-        at=f"DeepSeek-V3.2-Exp ({V32}.json): heads (192 + 128) against kv_lora_rank + "
+        at=f"DeepSeek-V3 ({V3}.json): heads (192 + 128) against kv_lora_rank + "
         "qk_rope_head_dim per token per layer",
         margin=10 * mla_cache(part),
         by="ten times what MLA caches",
