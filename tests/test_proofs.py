@@ -247,6 +247,11 @@ BREAKS = {
         "    return (n <= m) & (n > m - window)  # (L, L)",
         "    return (n <= m) & (n >= m - window)  # (L, L)",
     ),
+    # Proposition 36: the cache counted as the latent alone (the misreading), no rotary key
+    "p36_mla_decoupled_rotary.py": (
+        '    return part["kv_lora_rank"] + part["qk_rope_head_dim"]',
+        '    return part["kv_lora_rank"]',
+    ),
 }
 
 

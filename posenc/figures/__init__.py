@@ -34,6 +34,7 @@ from .ladder import fig_ladder_rung_short, fig_position_signature, fig_similarit
 from .layers import fig_causal_mask_swap, fig_stack_equivariance
 from .llama3 import fig_llama3_scaling
 from .longrope import fig_longrope_switch
+from .mla import fig_mla_cache
 from .mixing import fig_score_terms
 from .mrope import fig_mrope_sections
 from .nope import fig_nope_counts
@@ -64,6 +65,7 @@ MODULES = (
     "layers",
     "llama3",
     "longrope",
+    "mla",
     "mixing",
     "mrope",
     "nope",
@@ -92,6 +94,7 @@ __all__ = [
     "fig_library_conventions",
     "fig_llama3_scaling",
     "fig_longrope_switch",
+    "fig_mla_cache",
     "fig_mrope_sections",
     "fig_nope_counts",
     "fig_ntk_factors",
