@@ -247,6 +247,11 @@ BREAKS = {
         "    return (n <= m) & (n > m - window)  # (L, L)",
         "    return (n <= m) & (n >= m - window)  # (L, L)",
     ),
+    # Proposition 34: no_rope_layers read backwards (a 1 taken for a layer without rotary)
+    "p34_layers_without_position.py": (
+        "        return tuple(i for i, f in enumerate(flags) if f == 0)",
+        "        return tuple(i for i, f in enumerate(flags) if f == 1)",
+    ),
 }
 
 

@@ -37,6 +37,7 @@ from .longrope import fig_longrope_switch
 from .mixing import fig_score_terms
 from .mrope import fig_mrope_sections
 from .nope import fig_nope_counts
+from .nopelayers import fig_nope_layers
 from .order import fig_permutation_equivariance
 from .pairings import fig_rope_pairings
 from .proportional import fig_proportional_ladders
@@ -67,6 +68,7 @@ MODULES = (
     "mixing",
     "mrope",
     "nope",
+    "nopelayers",
     "order",
     "pairings",
     "proportional",
@@ -94,6 +96,7 @@ __all__ = [
     "fig_longrope_switch",
     "fig_mrope_sections",
     "fig_nope_counts",
+    "fig_nope_layers",
     "fig_ntk_factors",
     "fig_permutation_equivariance",
     "fig_position_interpolation",
