@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 from fractions import Fraction
 from pathlib import Path
 
@@ -275,18 +276,31 @@ def checks(rec: Recorder) -> None:
         tol=1e-12,
         scope=f"all {len(perms)} permutations of {n} tokens, width {d}; float64",
     )
-    # With the mask, one layer's last row is blind to the order of the tokens before it
-    # (Proposition 3), but not two layers' rows.
+    # With the mask, one layer's row i is blind to the order of the tokens before it and to
+    # the tokens after it (Proposition 3), but two layers' rows are not.
     head = layers[0]
-    last = attend(x, head, causal=True)[-1]
-    before = list(itertools.permutations(range(n - 1)))
-    rec.numeric(
-        "with the mask, one NoPE layer's last row is unchanged by any reordering of the "
-        "tokens before it",
-        [np.abs(attend(x[[*p, n - 1]], head, causal=True)[-1] - last).max() for p in before],
-        tol=1e-12,
-        scope=f"all {len(before)} orders of the first {n - 1} of {n} tokens; float64",
+    given = attend(x, head, causal=True)  # (n, d)
+    fresh = np.random.default_rng(INPUTS["seed"] + 2).normal(size=(n, d))  # (n, d)
+    row_errors = []
+    for i in range(n):
+        for p in itertools.permutations(range(i)):
+            y = np.concatenate([x[list(p)], x[i : i + 1], fresh[i + 1 :]])  # (n, d)
+            row_errors.append(np.abs(attend(y, head, causal=True)[i] - given[i]).max())
+    rec.exact(
+        "(row, order) cases of the one-layer check",
+        len(row_errors),
+        sum(math.factorial(i) for i in range(n)),
+        scope=f"rows i = 0 .. {n - 1}, each with the i! orders of the tokens before it",
     )
+    rec.numeric(
+        "with the mask, row i of one NoPE layer is unchanged by any reordering of the tokens "
+        "before it and by new tokens after it",
+        row_errors,
+        tol=1e-12,
+        scope=f"{n} tokens, every row and every order of its prefix, fresh tokens after it; "
+        "float64",
+    )
+    before = list(itertools.permutations(range(n - 1)))
     two = nope_stack(x, layers, causal=True)[-1]
     moved = [np.abs(nope_stack(x[[*p, n - 1]], layers, causal=True)[-1] - two).max()
              for p in before[1:]]  # fmt: skip
@@ -659,8 +673,8 @@ MISREADINGS = [
     Misreading(
         "Llama 4 Scout's config does not mention attention temperature tuning, so it is off",
         _tuning_off,
-        why="Llama4TextConfig defaults attn_temperature_tuning to True (and attn_scale 0.1, "
-        "floor_scale 8192): read by Transformers, the file turns it on.",
+        why="Llama4TextConfig defaults attn_temperature_tuning to True, and attn_scale and "
+        "floor_scale to the values the page states: read by Transformers, the file turns it on.",
     ),
     Misreading(
         "Llama 4 applies its attention temperature on every layer",
