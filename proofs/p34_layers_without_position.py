@@ -190,12 +190,17 @@ def checks(rec: Recorder) -> None:
     n, d = INPUTS["tokens"], INPUTS["width"]
 
     # Step 1. A common shift. A rotary score reads only the offset (Proposition 12), so
-    # shifting both positions by c changes nothing: symbolic, every m, n, c.
+    # shifting both positions by c changes nothing: symbolic, every m, n, c. A pair turned
+    # by an angle is the complex number times e^(i angle), and its term of the score is
+    # Re(conj(q e^(i m w)) k e^(i k w)): the factor conj(e^(i m w)) e^(i k w) is all the
+    # positions reach.
     m, k, c = sp.symbols("m k c", integer=True)
     w = sp.Symbol("omega", positive=True)
     rec.identity(
+        "conj(e^(i (m + c) w)) e^(i (k + c) w) = conj(e^(i m w)) e^(i k w), so "
         "R((m + c) w)^T R((k + c) w) = R(m w)^T R(k w)",
-        block((m + c) * w).T * block((k + c) * w) - block(m * w).T * block(k * w),
+        sp.conjugate(sp.exp(sp.I * (m + c) * w)) * sp.exp(sp.I * (k + c) * w)
+        - sp.conjugate(sp.exp(sp.I * m * w)) * sp.exp(sp.I * k * w),
         scope="every integer m, k, c and real w > 0",
     )
     # Exactly, with a rotation whose cosine and sine are rational (3/5, 4/5): the rotary
@@ -211,7 +216,20 @@ def checks(rec: Recorder) -> None:
         return sp.Matrix(n, n, lambda i, j: ((turn ** (start + i) * qs[i]).T
                                              * (turn ** (start + j) * ks[j]))[0, 0])  # fmt: skip
 
+    def offset_form(sign: int) -> sp.Matrix:
+        """q_i^T R^(sign (j - i)) k_j, a negative power being the transpose's (Prop. 12)."""
+        return sp.Matrix(n, n, lambda i, j: (qs[i].T * power(sign * (j - i)) * ks[j])[0, 0])
+
+    def power(e: int) -> sp.Matrix:
+        return turn**e if e >= 0 else turn.T ** (-e)
+
     plain = scores(0)
+    rec.exact(
+        "the scores at positions 0 .. n - 1 are q_i^T R^(j - i) k_j (entries that differ)",
+        sum(x != 0 for x in plain - offset_form(1)),
+        0,
+        scope=f"{n} tokens, exact; R^(-t) = (R^T)^t, the offset form of Proposition 12",
+    )
     shifts = range(1, INPUTS["exact_shifts"] + 1)
     differing = [sum(x != 0 for x in scores(s) - plain) for s in shifts]
     rec.exact(
@@ -231,12 +249,26 @@ def checks(rec: Recorder) -> None:
         n, n, lambda i, j: ((turn ** (n - 1 - i) * qs[i]).T * (turn ** (n - 1 - j) * ks[j]))[0, 0]
     )
     rec.exact(
-        "the check can see a change: positions read backwards change the scores (entries "
-        "that differ)",
+        "positions read backwards give q_i^T R^(i - j) k_j (entries that differ)",
+        sum(x != 0 for x in backwards_scores - offset_form(-1)),
+        0,
+        scope=f"{n} tokens, the same q and k at positions n - 1 .. 0, exact",
+    )
+    # R^t - R^(-t) = 2 sin(t theta) J with J the quarter turn, and sin(t theta) != 0 for
+    # t != 0 (cos theta = 3/5 is rational and not 0 or +-1/2 or +-1, so theta / pi is
+    # irrational, by Niven's theorem): the entries that change are those with q_i^T J k_j
+    # != 0 and i != j.
+    quarter = sp.Matrix([[0, -1], [1, 0]])
+    rec.exact(
+        "so the check can see a change: the entries that change are those with i != j and "
+        "q_i^T J k_j != 0",
         sum(x != 0 for x in backwards_scores - plain),
-        1,
-        scope=f"{n} tokens, the same q and k at positions n - 1 .. 0",
-        relation=">=",
+        sum(
+            int(i != j and (qs[i].T * quarter * ks[j])[0, 0] != 0)
+            for i in range(n)
+            for j in range(n)
+        ),
+        scope=f"{n} tokens, J the quarter turn",
     )
     # The whole toy stack (rotary layer, position-wise map, NoPE layer; causal) in float64.
     layers = toy_weights(INPUTS["seed"], d)
@@ -255,12 +287,19 @@ def checks(rec: Recorder) -> None:
         scope=f"{n} tokens, width {d}, c = {', '.join(map(str, SHIFTS))}; float64",
     )
     backwards = mixed_stack(x, layers, np.arange(n, dtype=float)[::-1].copy(), speeds)
+    change = np.abs(backwards - base_out).max(axis=1)  # (n,) each row's largest change
     rec.numeric(
-        "while positions that are not a common shift change them (the check can fail): "
-        "the largest change falls short of 10^-3 by",
-        [max(0.0, 1e-3 - np.abs(backwards - base_out).max())],
-        tol=0.0,
+        "positions that are not a common shift: row 0, which sees only itself, is unchanged",
+        [change[0]],
+        tol=1e-12,
         scope=f"{n} tokens, positions n - 1 .. 0 against 0 .. n - 1; float64",
+    )
+    rec.numeric(
+        "and every other row changes (the check can fail): the smallest change falls short "
+        "of 10^-3 by",
+        [max(0.0, 1e-3 - change[1:].min())],
+        tol=0.0,
+        scope=f"rows 1 .. {n - 1}; float64",
     )
 
     # Step 2. Order. Without the mask a NoPE stack is permutation-equivariant
@@ -303,7 +342,14 @@ def checks(rec: Recorder) -> None:
     before = list(itertools.permutations(range(n - 1)))
     two = nope_stack(x, layers, causal=True)[-1]
     moved = [np.abs(nope_stack(x[[*p, n - 1]], layers, causal=True)[-1] - two).max()
-             for p in before[1:]]  # fmt: skip
+             for p in before]  # fmt: skip
+    rec.numeric(
+        "the given order is the first of them, and leaves the last row as it is",
+        [moved[0]],
+        tol=1e-12,
+        scope=f"the identity order of the first {n - 1} tokens; float64",
+    )
+    moved = moved[1:]
     rec.numeric(
         "with the mask, two NoPE layers' last row changes under every other order of the "
         "tokens before it: the smallest change falls short of 10^-6 by",
@@ -415,11 +461,17 @@ def checks(rec: Recorder) -> None:
     )
     p = np.arange(length, dtype=np.int64)  # (L,) every position of the context
     index = (p + 1) // step  # (L,) k = floor((p + 1) / F), exact integers
+    # The blocks kF - 1 .. (k + 1)F - 2 laid end to end: F - 1 positions of step 0, then F
+    # of each step k >= 1.
+    blocks = np.concatenate(
+        [np.zeros(step - 1, dtype=np.int64), np.repeat(np.arange(1, length // step + 1), step)]
+    )[:length]  # (L,)
     rec.exact(
         "floor((p + 1) / F) = k exactly when kF - 1 <= p <= (k + 1)F - 2 (positions where not)",
-        int(np.sum(~((index * step - 1 <= p) & (p <= (index + 1) * step - 2)))),
+        int(np.sum(index != blocks)) + abs(len(blocks) - length),
         0,
-        scope=f"every whole p = 0 .. {length - 1}, F = {step}, integer arithmetic",
+        scope=f"every whole p = 0 .. {length - 1}, F = {step}, against the blocks laid end "
+        "to end; integer arithmetic",
     )
     values = temperature.llama4(p, float(scale), step)  # (L,)
     changes = np.flatnonzero(np.diff(values) != 0) + 1  # (steps,)
@@ -552,6 +604,25 @@ def checks(rec: Recorder) -> None:
         len(found),
         scope="the configs found above with NoPE attention layers",
     )
+    # A list that is not the interval rule: posenc must follow the list, as Transformers
+    # does (SmolLM3Config replaces only a missing list).
+    made_up = {
+        "model_type": "smollm3",
+        "hidden_size": 64,
+        "num_attention_heads": 4,
+        "num_hidden_layers": 6,
+        "rope_theta": 5e6,
+        "no_rope_layers": [1, 0, 1, 1, 0, 1],
+    }
+    posenc_made_up = tuple(sorted(i for kind in model_config.read_model(made_up).kinds
+                                  if not kind.rotates for i in kind.layers))  # fmt: skip
+    rec.exact(
+        "a SmolLM3 config whose list is not every fourth layer: the NoPE layers posenc and the "
+        "file's rule read are layers 1 and 4 (layers that differ)",
+        len(set(posenc_made_up) ^ {1, 4}) + len(set(raw_nope_layers(made_up)) ^ {1, 4}),
+        0,
+        scope="no_rope_layers [1, 0, 1, 1, 0, 1], typed here",
+    )
     smol = raw_part("smollm3-3b")["no_rope_layers"]
     rec.exact(
         "SmolLM3-3B's no_rope_layers holds 1 at the layers that rotate (entries of 1)",
@@ -590,17 +661,39 @@ def _ones_are_nope(wit: Witness) -> None:
     )
 
 
+def _tau_exact(p: int, rule) -> mpmath.mpf:
+    """Llama 4's factor at position p, by mpmath at 50 digits from the rule's parameters."""
+    scale = Fraction(rule.params["attn_scale"])
+    with mpmath.workdps(50):
+        a = mpmath.mpf(scale.numerator) / scale.denominator
+        return 1 + a * mpmath.log((p + 1) // rule.params["floor_scale"] + 1)
+
+
+def _agreeing(rule, p: int) -> mpmath.mpf:
+    """The factor at p by mpmath, after checking that posenc's is the same (else raise)."""
+    exact = _tau_exact(p, rule)
+    if abs(float(rule.on_logits(np.array([p]))[0]) - exact) > 1e-12:
+        raise ValueError(f"posenc's factor at p = {p} is not 1 + a ln(floor((p + 1)/F) + 1)")
+    return exact
+
+
+def _last_position(reading) -> int:
+    """Scout's last position, checked against the file read as plain JSON (else raise)."""
+    top = reading.max_position_embeddings - 1
+    if top + 1 != raw_part(SCOUT)["max_position_embeddings"]:
+        raise ValueError("the last position is not the file's max_position_embeddings - 1")
+    return top
+
+
 def _tuning_off(wit: Witness) -> None:
     # "Scout's config says nothing of attn_temperature_tuning, so the temperature is off."
     # Llama4TextConfig defaults it to True; at Scout's last position its NoPE queries are
     # scaled by 1 + 0.1 ln 33.
     reading, scout = scout_reading()
     rule = llama4_rules(scout[False])[0]
-    top = reading.max_position_embeddings - 1
-    with mpmath.workdps(50):
-        on = 1 + mpmath.mpf(1) / 10 * mpmath.log((top + 1) // rule.params["floor_scale"] + 1)
+    top = _last_position(reading)
     wit.differs(
-        sp.Float(on, 50),
+        sp.Float(_agreeing(rule, top), 50),
         1,
         margin=Fraction(1, 4),
         by="a quarter of every logit of the row",
@@ -612,10 +705,9 @@ def _every_layer(wit: Witness) -> None:
     # "Llama 4 applies its temperature on every layer." Transformers: `if
     # self.attn_temperature_tuning and not self.use_rope`; a rotary layer's factor is 1.
     reading, scout = scout_reading()
-    top = reading.max_position_embeddings - 1
+    top = _last_position(reading)
     rotary = np.prod([t.on_logits(np.array([top]))[0] for t in llama4_rules(scout[True])])
-    with mpmath.workdps(50):
-        misread = 1 + mpmath.mpf(1) / 10 * mpmath.log((top + 1) // 8192 + 1)
+    misread = _agreeing(llama4_rules(scout[False])[0], top)
     wit.differs(
         sp.Float(misread, 50),
         sp.Rational(Fraction(float(rotary))),
@@ -629,9 +721,11 @@ def _every_layer(wit: Witness) -> None:
 def _knows_no_order(wit: Witness) -> None:
     # "A NoPE layer knows nothing of order." Two causal NoPE layers with zero queries:
     # swapping the first two of three tokens moves the last row by 1/3 (Proposition 3's
-    # weights (H_3 - H_j) / 3).
+    # weights (H_3 - H_j) / 3 = 11/18, 5/18, 2/18).
     onehot = [[Fraction(int(i == j)) for j in range(3)] for i in range(3)]
     given = uniform_rows(uniform_rows(onehot))[-1]
+    if given != [Fraction(11, 18), Fraction(5, 18), Fraction(2, 18)]:
+        raise ValueError("the last row is not Proposition 3's weights (H_3 - H_j) / 3")
     swapped = uniform_rows(uniform_rows([onehot[1], onehot[0], onehot[2]]))[-1]
     wit.differs(
         sp.Matrix([sp.Rational(v) for v in given]),
@@ -650,16 +744,14 @@ def _no_position_read(wit: Witness) -> None:
     _, scout = scout_reading()
     rule = llama4_rules(scout[False])[0]
     step = rule.params["floor_scale"]
-    before, after = rule.on_logits(np.array([step - 2, step - 1]))
-    with mpmath.workdps(50):
-        want = 1 + mpmath.mpf(1) / 10 * mpmath.log(2)
+    after = _agreeing(rule, step - 1)
+    before = _agreeing(rule, step - 2)
     wit.differs(
-        sp.Float(want, 50),
-        sp.Rational(Fraction(float(before))),
+        sp.Float(after, 50),
+        sp.Float(before, 50),
         margin=Fraction(1, 20),
         by="a twentieth of every logit of the row",
-        at=f"Llama 4 Scout, a NoPE layer's query at p = {step - 1} against p = {step - 2} "
-        f"(posenc: {float(after):.6f} and {float(before):.6f})",
+        at=f"Llama 4 Scout, a NoPE layer's query at p = {step - 1} against p = {step - 2}",
     )
 
 
