@@ -3,25 +3,27 @@
 A NoPE layer is causal attention with no position code: its scores and outputs are
 functions of its input rows and of the causal mask, and of no position index. So adding
 one constant c to every position changes nothing it computes. A rotary layer is
-unchanged too, since its scores read only offsets (Proposition 12): R((m + c) w)^T
-R((n + c) w) = R(m w)^T R(n w). In a stack of rotary and NoPE layers a common shift of
-every position therefore leaves every output unchanged, and order reaches a NoPE layer
+unchanged too when its speeds w are fixed, since its scores read only offsets
+(Proposition 12): R((m + c) w)^T R((n + c) w) = R(m w)^T R(n w). In a stack of such
+rotary layers and NoPE layers, whose masks depend only on order or on offsets, a common
+shift of every position therefore leaves every output unchanged (Llama 4's chunked layers
+and its temperature are the exceptions), and order reaches a NoPE layer
 only through its mask (Propositions 3 and 17) and through the hidden states the layers
 below hand it. Without the mask a NoPE stack is permutation-equivariant (Propositions 1
 and 2); with it one layer's row i depends on x_i and the multiset x_0 .. x_i only, but two
 layers already depend on the order of the earlier tokens.
 
-Llama 4 scales the queries of its NoPE layers, and of them only, by
+In Transformers, Llama 4 scales the queries of its NoPE layers, and of them only, by
 tau(p) = 1 + a ln(floor((p + 1) / F) + 1) at position p (Transformers 5.24,
 models/llama4/modeling_llama4.py, with attn_temperature_tuning): the logits once. For
-whole p >= 0 it is constant on kF - 1 <= p <= (k + 1)F - 2, equal to 1 + a ln(k + 1)
-there, so its steps are exactly at p = kF - 1 (k >= 1) and it is 1 below p = F - 1. Llama 4
-Scout's config holds neither a nor F: the class defaults a = 0.1, F = 8192 apply, and the
-temperature is on. Such a layer reads its absolute position through tau.
+a > 0, F a positive integer and whole p >= 0 it is constant on kF - 1 <= p <= (k + 1)F - 2,
+equal to 1 + a ln(k + 1) there, so its steps are exactly at p = kF - 1 (k >= 1) and it is
+1 below p = F - 1. Llama 4 Scout's config holds neither a nor F: Transformers' class
+defaults for a and F apply, and the temperature is on (vLLM decides by the generation
+config or the served max_model_len). Such a layer reads its absolute position through tau.
 
 NoPE attention layers in the configs kept in data/configs, read by posenc and compared
-with the files: Llama 4 Scout (12 of 48), SmolLM3-3B (9 of 36), Command R7B (8 of 32),
-every fourth layer in each.
+with the files: Llama 4 Scout, SmolLM3-3B and Command R7B, every fourth layer in each.
 
 Uses: 1, 2, 3, 12, 17.
 """
@@ -189,11 +191,11 @@ def llama4_rules(kind) -> list:
 def checks(rec: Recorder) -> None:
     n, d = INPUTS["tokens"], INPUTS["width"]
 
-    # Step 1. A common shift. A rotary score reads only the offset (Proposition 12), so
-    # shifting both positions by c changes nothing: symbolic, every m, n, c. A pair turned
-    # by an angle is the complex number times e^(i angle), and its term of the score is
-    # Re(conj(q e^(i m w)) k e^(i k w)): the factor conj(e^(i m w)) e^(i k w) is all the
-    # positions reach.
+    # Step 1. Steps 1 to 3 of the page's argument: a common shift. A rotary score reads
+    # only the offset (Proposition 12), so shifting both positions by c changes nothing:
+    # symbolic, every m, n, c. A pair turned by an angle is the complex number times
+    # e^(i angle), and its term of the score is Re(conj(q e^(i m w)) k e^(i k w)): the
+    # factor conj(e^(i m w)) e^(i k w) is all the positions reach.
     m, k, c = sp.symbols("m k c", integer=True)
     w = sp.Symbol("omega", positive=True)
     rec.identity(
@@ -302,7 +304,7 @@ def checks(rec: Recorder) -> None:
         scope=f"rows 1 .. {n - 1}; float64",
     )
 
-    # Step 2. Order. Without the mask a NoPE stack is permutation-equivariant
+    # Step 4. Order. Without the mask a NoPE stack is permutation-equivariant
     # (Propositions 1 and 2): every permutation of the toy's tokens.
     perms = list(itertools.permutations(range(n)))
     free = nope_stack(x, layers, causal=False)
@@ -385,8 +387,8 @@ def checks(rec: Recorder) -> None:
         scope=f"{n} tokens",
     )
 
-    # Step 3. Llama 4's temperature. A factor on the query multiplies each logit once;
-    # one on both cos and sin (YaRN's) twice.
+    # Step 5. Steps 5 to 7 of the page's argument: Llama 4's temperature. A factor on the
+    # query multiplies each logit once; one on both cos and sin (YaRN's) twice.
     tau, a_ = sp.symbols("tau a", positive=True)
     q = sp.Matrix(sp.symbols("q0:2", real=True))
     kk = sp.Matrix(sp.symbols("k0:2", real=True))
@@ -541,7 +543,7 @@ def checks(rec: Recorder) -> None:
         scope=f"the {len(starts)} step starts, as exact rationals",
     )
 
-    # Step 4. Which configs have NoPE attention layers, read by posenc and from the files.
+    # The table: which configs have NoPE attention layers, read by posenc and from the files.
     found, done = set(), []
     for path in sorted(CONFIG_DIR.glob("*.json")):
         mine, theirs = read_nope_layers(path.stem), raw_nope_layers(raw_part(path.stem))
@@ -660,8 +662,8 @@ def checks(rec: Recorder) -> None:
 
 def _ones_are_nope(wit: Witness) -> None:
     # "no_rope_layers[i] == 1 means layer i has no rotary" (transformers#43756). Read so,
-    # SmolLM3-3B's list would leave 27 layers without rotary; Transformers' code
-    # (self.use_rope = config.no_rope_layers[layer_idx]) leaves 9.
+    # SmolLM3-3B's list would leave its ones without rotary; Transformers' code
+    # (self.use_rope = config.no_rope_layers[layer_idx]) leaves its zeros.
     flags = raw_part("smollm3-3b")["no_rope_layers"]
     misread = sum(flags)
     nope = len(read_nope_layers("smollm3-3b"))
@@ -669,7 +671,7 @@ def _ones_are_nope(wit: Witness) -> None:
         misread,
         nope,
         margin=nope,
-        by="the true number of NoPE layers: the misreading finds three times as many",
+        by="the true number of NoPE layers: the misreading finds more than twice as many",
         at=f"SmolLM3-3B: {misread} entries of 1 in no_rope_layers against the {nope} layers "
         "Transformers runs without rotary",
     )
@@ -701,8 +703,9 @@ def _last_position(reading) -> int:
 
 def _tuning_off(wit: Witness) -> None:
     # "Scout's config says nothing of attn_temperature_tuning, so the temperature is off."
-    # Llama4TextConfig defaults it to True; at Scout's last position its NoPE queries are
-    # scaled by 1 + 0.1 ln 33.
+    # In Transformers, Llama4TextConfig defaults it to True; at Scout's last position its
+    # NoPE queries are scaled by 1 + a ln(L / F + 1). (vLLM sets the key itself, from the
+    # generation config or max_model_len > 32768; the witness is for Transformers.)
     reading, scout = scout_reading()
     rule = llama4_rules(scout[False])[0]
     top = _last_position(reading)
@@ -756,7 +759,7 @@ def _knows_no_order(wit: Witness) -> None:
 def _no_position_read(wit: Witness) -> None:
     # "Llama 4's NoPE layers read no position, so a common shift leaves them unchanged."
     # Their temperature reads the absolute position: one place further, at p = F - 1, the
-    # query is scaled by 1 + 0.1 ln 2.
+    # query is scaled by 1 + a ln 2.
     _, scout = scout_reading()
     rule = llama4_rules(scout[False])[0]
     step = rule.params["floor_scale"]
@@ -776,13 +779,15 @@ MISREADINGS = [
         "no_rope_layers[i] == 1 means layer i has no rotary",
         _ones_are_nope,
         why="Transformers reads the entry as use_rope: 1 is a rotary layer, 0 a NoPE one. "
-        "SmolLM3-3B's list has 27 ones and 9 zeros: 9 NoPE layers, every fourth.",
+        "SmolLM3-3B's list has a 0 at every fourth layer: those are its NoPE layers.",
     ),
     Misreading(
-        "Llama 4 Scout's config does not mention attention temperature tuning, so it is off",
+        "Llama 4 Scout's config does not mention attention temperature tuning, so "
+        "Transformers runs Scout without it",
         _tuning_off,
-        why="Llama4TextConfig defaults attn_temperature_tuning to True, and attn_scale and "
-        "floor_scale to the values the page states: read by Transformers, the file turns it on.",
+        why="Transformers' Llama4TextConfig defaults attn_temperature_tuning to True, and "
+        "attn_scale and floor_scale to the values the page states: read by Transformers, the "
+        "file turns it on. (vLLM does not follow that default; see the page.)",
     ),
     Misreading(
         "Llama 4 applies its attention temperature on every layer",
@@ -793,8 +798,10 @@ MISREADINGS = [
     Misreading(
         "A NoPE layer knows nothing of order: its output depends on the tokens as a set",
         _knows_no_order,
-        why="The causal mask lets order in (Propositions 3 and 17); one layer's row i sees "
-        "its prefix as a multiset, but a second layer sees rows that already differ.",
+        why="The causal mask lets order in (Propositions 3 and 17). Already one layer's "
+        "row 0 is token 0's value alone, so its output is not a function of the set; and "
+        "though its row i sees its prefix as a multiset, a second layer sees rows that "
+        "already differ, so it depends on the order of the earlier tokens.",
     ),
     Misreading(
         "Llama 4's NoPE layers read no position: shifting every position leaves them unchanged",
