@@ -477,6 +477,25 @@ def checks(rec: Recorder) -> None:
         scope=f"every whole p = 0 .. {length - 1}, F = {step}, against the blocks laid end "
         "to end; integer arithmetic",
     )
+    # The same for other F: every F = 1 .. 64, every p < 6F, against the blocks laid end to
+    # end, and the index changes exactly at p = kF - 1 (k >= 1; at F = 1 the first is p = 0,
+    # with no position before it to differ from).
+    wrong = 0
+    for f in range(1, 65):
+        q = np.arange(6 * f, dtype=np.int64)  # (6F,)
+        ks = (q + 1) // f  # (6F,)
+        laid = np.concatenate([np.zeros(f - 1, dtype=np.int64), np.repeat(np.arange(1, 7), f)])
+        rises = np.flatnonzero(np.diff(ks) != 0) + 1  # (steps,)
+        wrong += int(np.sum(ks != laid[: 6 * f])) + len(
+            set(rises.tolist()) ^ {j * f - 1 for j in range(1, 7) if j * f - 1 > 0}
+        )
+    rec.exact(
+        "for every F = 1 .. 64, floor((p + 1) / F) is the blocks laid end to end and changes "
+        "exactly at p = kF - 1 (positions that differ)",
+        wrong,
+        0,
+        scope="F = 1 .. 64, every whole p = 0 .. 6F - 1; integer arithmetic",
+    )
     values = temperature.llama4(p, float(scale), step)  # (L,)
     changes = np.flatnonzero(np.diff(values) != 0) + 1  # (steps,)
     want = [j * step - 1 for j in range(1, length // step + 1)]
