@@ -60,7 +60,8 @@ SCHEME_PROPOSITION = {
 }
 PAIRING_PROPOSITION = 23
 MROPE_PROPOSITION = 30
-NOPE_PROPOSITION = 17
+#: The proposition on attention layers without position code inside a rotary stack.
+NOPE_PROPOSITION = 34
 #: The proposition on what a sliding-window layer sees, linked from its layer type.
 SLIDING_PROPOSITION = 33
 FACTOR_PROPOSITION = {"yarn": 27, "longrope": 29}

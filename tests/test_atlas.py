@@ -16,7 +16,7 @@ import pytest
 from hooks import atlas
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = {n: f"propositions/p{n:02d}-x.md" for n in range(1, 34)}
+PAGES = {n: f"propositions/p{n:02d}-x.md" for n in range(1, 35)}
 
 
 def kind(name, layers, scheme="default", rotates=True, **extra):
@@ -120,7 +120,7 @@ def test_cells_link_to_the_proposition_that_explains_them():
     text = atlas.fill(atlas.PLACEHOLDER, "atlas/h-l.md", data, PAGES)
     (line,) = [x for x in text.splitlines() if 'id="llama4_text"' in x]
     assert "all (3)<br>all (1)" in line
-    assert "[none (NoPE)](../propositions/p17-x.md)" in line
+    assert "[none (NoPE)](../propositions/p34-x.md)" in line
     text = atlas.fill(atlas.PLACEHOLDER, "atlas/p-q.md", data, PAGES)
     assert "[interleaved_thw [24, 20]](../propositions/p30-x.md)" in text
     index = atlas.fill(atlas.INDEX_PLACEHOLDER, atlas.INDEX, data, PAGES)

@@ -247,6 +247,11 @@ BREAKS = {
         "    return (n <= m) & (n > m - window)  # (L, L)",
         "    return (n <= m) & (n >= m - window)  # (L, L)",
     ),
+    # Proposition 34: no_rope_layers read backwards (a 1 taken for a layer without rotary)
+    "p34_layers_without_position.py": (
+        "        return tuple(i for i, f in enumerate(flags) if f == 0)",
+        "        return tuple(i for i, f in enumerate(flags) if f == 1)",
+    ),
     # Proposition 36: the cache counted as the latent alone (the misreading), no rotary key
     "p36_mla_decoupled_rotary.py": (
         '    return part["kv_lora_rank"] + part["qk_rope_head_dim"]',

@@ -38,6 +38,7 @@ from .mla import fig_mla_cache
 from .mixing import fig_score_terms
 from .mrope import fig_mrope_sections
 from .nope import fig_nope_counts
+from .nopelayers import fig_nope_layers
 from .order import fig_permutation_equivariance
 from .pairings import fig_rope_pairings
 from .proportional import fig_proportional_ladders
@@ -69,6 +70,7 @@ MODULES = (
     "mixing",
     "mrope",
     "nope",
+    "nopelayers",
     "order",
     "pairings",
     "proportional",
@@ -97,6 +99,7 @@ __all__ = [
     "fig_mla_cache",
     "fig_mrope_sections",
     "fig_nope_counts",
+    "fig_nope_layers",
     "fig_ntk_factors",
     "fig_permutation_equivariance",
     "fig_position_interpolation",
