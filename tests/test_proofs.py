@@ -247,6 +247,11 @@ BREAKS = {
         "    return (n <= m) & (n > m - window)  # (L, L)",
         "    return (n <= m) & (n >= m - window)  # (L, L)",
     ),
+    # Proposition 35: YaRN's cache factor read once on the logits (a, not a^2)
+    "p35_temperatures_compared.py": (
+        "    return (1 + mpmath.log(s) / 10) ** 2",
+        "    return 1 + mpmath.log(s) / 10",
+    ),
 }
 
 
