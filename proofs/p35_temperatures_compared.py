@@ -51,6 +51,17 @@ INPUTS = {
     "s_small": 4,
     "s_mid": 8,
     "s_large": 32,
+    # The coefficients of the rules: 0.1 in YaRN's a, in Llama 4's and Ministral 3's
+    # steps; 0.2 and 0.01 in YaRN's a^2.
+    "tenth": Fraction(1, 10),
+    "fifth": Fraction(1, 5),
+    "hundredth": Fraction(1, 100),
+    # LongRoPE's L0 in Phi-3.5 and Phi-4, Llama 4's step F (both checked against the
+    # configs), the context of the third misreading, and the end of step 8's spot check.
+    "longrope_length": 4096,
+    "llama4_step": 8192,
+    "misread_context": 32768,
+    "spot_limit": 1024,
 }
 
 ROOT = Path(kit.__file__).resolve().parent.parent
@@ -217,10 +228,12 @@ def checks(rec: Recorder) -> None:
     )
 
     # Step 2. YaRN: a = 1 + 0.1 ln s, a^2 = 1 + 0.2 ln s + 0.01 ln^2 s (expanded exactly).
-    yarn_a = 1 + sp.log(s) / 10
+    tenth = sp.Rational(INPUTS["tenth"])
+    fifth, hundredth = sp.Rational(INPUTS["fifth"]), sp.Rational(INPUTS["hundredth"])
+    yarn_a = 1 + tenth * sp.log(s)
     rec.identity(
         "(1 + ln(s) / 10)^2 = 1 + ln(s) / 5 + ln(s)^2 / 100",
-        yarn_a**2 - (1 + sp.log(s) / 5 + sp.log(s) ** 2 / 100),
+        yarn_a**2 - (1 + fifth * sp.log(s) + hundredth * sp.log(s) ** 2),
         scope="every s > 0",
     )
     with mpmath.workdps(50):
@@ -256,7 +269,7 @@ def checks(rec: Recorder) -> None:
     rec.exact(
         "Phi-3.5-mini's L0 (original_max_position_embeddings) is 2^12",
         length,
-        2**12,
+        INPUTS["longrope_length"],
         scope="data/configs/phi-3.5-mini-instruct.json, plain JSON",
         quantity="phi_length",
         show=Show(group=False),
@@ -460,9 +473,10 @@ def checks(rec: Recorder) -> None:
         scope="mpmath at 50 digits, read in float64",
         samples=1,
     )
+    limit = INPUTS["spot_limit"]
     order = [
         (x, yarn_logit(x), 1 + mpmath.log(x) / mpmath.log(length), 1 + mpmath.log(x + 1) / 10)
-        for x in range(2, 1025)
+        for x in range(2, limit + 1)
     ]
     rec.exact(
         "whole s from 4 to 1024 where YaRN > LongRoPE > Llama 4 fails (a spot check of the "
@@ -474,7 +488,7 @@ def checks(rec: Recorder) -> None:
     rec.exact(
         "spot checks made",
         len(order),
-        1023,
+        limit - 1,
         scope="s = 2 .. 1024",
     )
 
@@ -634,7 +648,7 @@ def checks(rec: Recorder) -> None:
     rec.exact(
         "Llama 4 Scout: posenc fills floor_scale with the class default",
         t.params["floor_scale"],
-        LLAMA4_CLASS["floor_scale"],
+        INPUTS["llama4_step"],
         scope="Llama4TextConfig in Transformers 5.24 (transcribed)",
         quantity="floor_scale",
         show=Show(group=False),
@@ -802,12 +816,13 @@ def _only_long(wit: Witness) -> None:
     # "Llama 4's temperature tuning matters only beyond 32k tokens: off or on, a context of
     # 32,768 is the same." (vLLM enabled it by default only for long contexts, #16439.)
     # At the last query of a 32,768-token context it multiplies the logits by 1 + 0.1 ln 5.
-    on = llama4_at(4)
+    context, step = INPUTS["misread_context"], INPUTS["llama4_step"]
+    on = float(temperature.llama4([context - 1], 0.1, step)[0])
     wit.differs(
         on,
         1.0,
-        at="Llama 4, the last query (p = 32767) of a context of 32,768 = 4 x 8192 tokens: "
-        f"factor {on:.6f} with tuning on, 1 with it off",
+        at=f"Llama 4, the last query (p = {context - 1}) of a context of {context} = "
+        f"{context // step} x {step} tokens: factor {on:.6f} with tuning on, 1 with it off",
         margin=Fraction(3, 20),
         by="0.15, nine tenths of 0.1 ln 5",
     )
