@@ -196,7 +196,7 @@ def cache_logits(speeds: np.ndarray, factor: float, seed: int = 35) -> tuple:
 def checks(rec: Recorder) -> None:
     stretches = (INPUTS["s_small"], INPUTS["s_mid"], INPUTS["s_large"])
     s = sp.Symbol("s", positive=True)
-    a, tau, c = sp.symbols("a tau c", positive=True)
+    a, tau = sp.symbols("a tau", positive=True)
     q = sp.Matrix(sp.symbols("q0:2", real=True))
     k = sp.Matrix(sp.symbols("k0:2", real=True))
     m, n, w = sp.symbols("m n omega", real=True)
@@ -382,7 +382,8 @@ def checks(rec: Recorder) -> None:
         scope="s -> infinity (SymPy's limit)",
     )
     rec.identity(
-        "0 < ln(s + 1) - ln s = ln(1 + 1/s) < 1/s: Llama 4's and 0.1 ln s differ by less than 0.1/s",
+        "0 < ln(s + 1) - ln s = ln(1 + 1/s) < 1/s: Llama 4's and 0.1 ln s differ by less "
+        "than 0.1/s",
         sp.Limit(s * sp.log(1 + 1 / s), s, sp.oo) - 1,
         scope="s -> infinity: s ln(1 + 1/s) tends to 1 (the bound ln(1 + x) < x is classical)",
     )
@@ -498,9 +499,11 @@ def checks(rec: Recorder) -> None:
     rec.identity(
         "m(s, mu) / m(s, mu) = 1: DeepSeek's cache factor with mscale = mscale_all_dim",
         sp.Mul(
-            1 + mu * sp.log(s) / 10, sp.Pow(1 + mu * sp.log(s) / 10, -1, evaluate=False),
+            1 + mu * sp.log(s) / 10,
+            sp.Pow(1 + mu * sp.log(s) / 10, -1, evaluate=False),
             evaluate=False,
-        ) - 1,
+        )
+        - 1,
         scope="every s > 1, mu > 0",
     )
     for stem, tag in (("deepseek-v3", "deepseek"), ("kimi-k2.5", "kimi")):
@@ -533,15 +536,16 @@ def checks(rec: Recorder) -> None:
             soft,
             sp.Float(ref, 50),
             tol=1e-15,
-            scope=f"posenc.rope.yarn_mscale on posenc's reading, against mpmath on the raw JSON",
+            scope="posenc.rope.yarn_mscale on posenc's reading, against mpmath on the raw JSON",
             quantity=f"{tag}_softmax",
             show=Show(sig=4),
         )
 
     # Step 8. Which configs use which, read by posenc and compared with the plain JSON.
-    found, rows = {}, 0
+    found, rows, caches, many = {}, 0, 0, 0
     for path in sorted(CONFIG_DIR.glob("*.json")):
         rules, cache = read_rules(path.stem)
+        many += len(rules) > 1
         part = raw_part(path.stem)
         if part.get("model_type") in DEEPSEEK_TYPES and raw_scaling(part).get("mscale_all_dim"):
             rules.add("softmax")
@@ -549,7 +553,9 @@ def checks(rec: Recorder) -> None:
             rows += 1
             found[path.stem] = rules
         raw, raw_factor = raw_rule(part)
-        posenc_rule = (rules - {"softmax"} or {None}).pop() if "softmax" not in rules else "softmax"
+        posenc_rule = (
+            (rules - {"softmax"} or {None}).pop() if "softmax" not in rules else "softmax"
+        )
         rec.exact(
             f"{path.stem}: posenc's rule is the plain JSON's ({posenc_rule}; 1 if they differ)",
             int(posenc_rule != raw),
@@ -557,6 +563,7 @@ def checks(rec: Recorder) -> None:
             scope=f"data/configs/{path.stem}.json",
         )
         if cache is not None:
+            caches += 1
             rec.close(
                 f"{path.stem}: posenc's cache factor squared is the one computed from the JSON",
                 cache,
@@ -564,6 +571,18 @@ def checks(rec: Recorder) -> None:
                 tol=1e-14,
                 scope=f"data/configs/{path.stem}.json: (0.1 ln s + 1)^2 or 1 + ln s / ln L0",
             )
+    rec.exact(
+        "configs with more than one rule on their layers",
+        many,
+        0,
+        scope="data/configs/*.json read by posenc",
+    )
+    rec.exact(
+        "cache factors compared with the JSON: one per config of the cache rule",
+        caches,
+        sum(rule == "cache" for rule, _ in USERS.values()),
+        scope="data/configs/*.json: the page's list",
+    )
     named = ", ".join(USERS[stem][1] for stem in sorted(found) if stem in USERS)
     rec.exact(
         f"configs with a temperature are those the page names ({named}) (differences)",
@@ -861,7 +880,7 @@ def _same_growth(wit: Witness) -> None:
 def _longrope_is_yarn(wit: Witness) -> None:
     # "Phi-3.5's LongRoPE uses YaRN's temperature 0.1 ln s + 1." At its s = 32 and L0 = 4096
     # the logits gain 17/12, not (0.1 ln 32 + 1)^2.
-    rules, cache = read_rules("phi-3.5-mini-instruct")
+    _, cache = read_rules("phi-3.5-mini-instruct")
     with mpmath.workdps(50):
         yarn = yarn_logit(32)
     wit.differs(
