@@ -153,6 +153,23 @@ def read_rules(stem: str) -> tuple[set[str], float | None]:
     return rules, cache
 
 
+def posenc_softmax(stem: str) -> float | None:
+    """DeepSeek V3's softmax factor m(s, mscale_all_dim)^2 from posenc's reading, or None.
+
+    posenc records the caches' factor only; the placement on the softmax scale is
+    Transformers' (yarn_apply_mscale in modeling_deepseek_v3.py), for the text model types
+    it builds as DeepSeek V3 or V3.2.
+    """
+    reading = model_config.read_model(CONFIG_DIR / f"{stem}.json")
+    if reading.model_type not in DEEPSEEK_TYPES:
+        return None
+    (kind,) = reading.kinds
+    params = kind.rope.params if kind.rope is not None else {}
+    if not params.get("mscale_all_dim"):
+        return None
+    return rope.yarn_mscale(params["factor"], params["mscale_all_dim"]) ** 2
+
+
 def block(angle: sp.Expr) -> sp.Matrix:
     return sp.Matrix([[sp.cos(angle), -sp.sin(angle)], [sp.sin(angle), sp.cos(angle)]])
 
@@ -195,6 +212,7 @@ def cache_logits(speeds: np.ndarray, factor: float, seed: int = 35) -> tuple:
 
 def checks(rec: Recorder) -> None:
     stretches = (INPUTS["s_small"], INPUTS["s_mid"], INPUTS["s_large"])
+    done = []  # (rule, s) pairs whose factor was compared with a reference
     s = sp.Symbol("s", positive=True)
     a, tau = sp.symbols("a tau", positive=True)
     q = sp.Matrix(sp.symbols("q0:2", real=True))
@@ -205,10 +223,11 @@ def checks(rec: Recorder) -> None:
     # a R(m w) q and the key at n into a R(n w) k: the logit gains a^2, whatever m and n
     # (Proposition 12). A factor tau on the query alone multiplies the logit by tau once;
     # a factor c on the softmax scale multiplies it by c.
+    # R((n - m) w) is written out by the angle-difference formulas (expand_trig).
     rec.identity(
         "(a R(m w) q)^T (a R(n w) k) = a^2 q^T R((n - m) w) k: a cache factor counts twice",
         ((a * block(m * w) * q).T * (a * block(n * w) * k))[0, 0]
-        - a**2 * (q.T * block((n - m) * w) * k)[0, 0],
+        - a**2 * (q.T * block(n * w - m * w).applyfunc(sp.expand_trig) * k)[0, 0],
         scope="every real a, m, n, w and q, k in R^2",
     )
     rec.identity(
@@ -261,6 +280,7 @@ def checks(rec: Recorder) -> None:
             quantity=f"yarn_{x}",
             show=Show(sig=4),
         )
+        done.append(("yarn", x))
 
     # Step 3. LongRoPE: a^2 = 1 + ln s / ln L0; with L0 = 4096 = 2^12 it is 1 + log2(s)/12,
     # rational at every power of two. L0 is Phi-3.5's (and Phi-4's) original length.
@@ -284,6 +304,7 @@ def checks(rec: Recorder) -> None:
         scope=f"s = {', '.join(map(str, stretches))}, L0 = {length}",
     )
     for x in stretches:
+        done.append(("longrope", x))
         _, got_a = rope.inv_freq(
             "longrope",
             96,
@@ -350,6 +371,7 @@ def checks(rec: Recorder) -> None:
             quantity=f"llama4_{x}",
             show=Show(sig=4),
         )
+        done.append(("llama4", x))
         rec.close(
             f"Ministral 3's at the last query of a context of {x} L0: 1 + 0.1 ln {x}",
             ministral_at(x),
@@ -359,6 +381,13 @@ def checks(rec: Recorder) -> None:
             quantity=f"ministral_{x}",
             show=Show(sig=4),
         )
+        done.append(("ministral", x))
+    rec.exact(
+        "factors checked at the page's stretches: four rules, three stretches each",
+        len(set(done)),
+        4 * len(stretches),
+        scope="YaRN, LongRoPE, Llama 4, Ministral 3 at s = " + ", ".join(map(str, stretches)),
+    )
     rec.close(
         "one position later, Ministral 3's factor is 1 + 0.1 ln(s + 1), Llama 4's at p = s F - 1",
         [float(temperature.llama4_beta([x * 16384], 0.1, 16384)[0]) for x in stretches],
@@ -444,8 +473,8 @@ def checks(rec: Recorder) -> None:
     )
     f = sp.log(s) / lnL - sp.log(s + 1) / 10
     rec.identity(
-        "f'(s) = (10 (s + 1) - s ln L0) / (10 s (s + 1) ln L0)",
-        sp.diff(f, s) - (10 * (s + 1) - s * lnL) / (10 * s * (s + 1) * lnL),
+        "f'(s) 10 s (s + 1) ln L0 = 10 (s + 1) - s ln L0",
+        sp.diff(f, s) * 10 * s * (s + 1) * lnL - (10 * (s + 1) - s * lnL),
         scope=f"every s > 0, L0 = {length}",
     )
     rec.exact(
@@ -540,14 +569,22 @@ def checks(rec: Recorder) -> None:
             quantity=f"{tag}_softmax",
             show=Show(sig=4),
         )
+        done.append(("softmax", stem))
+    rec.exact(
+        "softmax factors checked: DeepSeek-V3 and Kimi K2.5",
+        sum(rule == "softmax" for rule, _ in done),
+        2,
+        scope="data/configs/deepseek-v3.json, kimi-k2.5.json",
+    )
 
     # Step 8. Which configs use which, read by posenc and compared with the plain JSON.
-    found, rows, caches, many = {}, 0, 0, 0
+    found, rows, caches, many, softmaxes = {}, 0, 0, 0, 0
     for path in sorted(CONFIG_DIR.glob("*.json")):
         rules, cache = read_rules(path.stem)
         many += len(rules) > 1
         part = raw_part(path.stem)
-        if part.get("model_type") in DEEPSEEK_TYPES and raw_scaling(part).get("mscale_all_dim"):
+        soft = posenc_softmax(path.stem)
+        if soft is not None:
             rules.add("softmax")
         if rules:
             rows += 1
@@ -562,6 +599,15 @@ def checks(rec: Recorder) -> None:
             0,
             scope=f"data/configs/{path.stem}.json",
         )
+        if soft is not None:
+            softmaxes += 1
+            rec.close(
+                f"{path.stem}: the softmax factor from posenc's reading is the JSON's",
+                soft,
+                raw_factor,
+                tol=1e-14,
+                scope=f"data/configs/{path.stem}.json: (0.1 mscale_all_dim ln s + 1)^2",
+            )
         if cache is not None:
             caches += 1
             rec.close(
@@ -576,6 +622,12 @@ def checks(rec: Recorder) -> None:
         many,
         0,
         scope="data/configs/*.json read by posenc",
+    )
+    rec.exact(
+        "softmax factors compared with the JSON: one per config of the softmax rule",
+        softmaxes,
+        sum(rule == "softmax" for rule, _ in USERS.values()),
+        scope="data/configs/*.json: the page's list",
     )
     rec.exact(
         "cache factors compared with the JSON: one per config of the cache rule",
@@ -816,14 +868,13 @@ def _once(wit: Witness) -> None:
 def _twice(wit: Witness) -> None:
     # "DeepSeek's m(s, mscale_all_dim) goes on the caches as well as the softmax scale."
     # Then a rotated logit gains m^4; the code gives it m^2 (cache factor 1).
-    part = raw_part("deepseek-v3")
-    s, mu = part["rope_scaling"]["factor"], part["rope_scaling"]["mscale_all_dim"]
-    with mpmath.workdps(50):
-        right = (1 + mu * mpmath.log(s) / 10) ** 2
-        wrong = right**2
+    right = posenc_softmax("deepseek-v3")  # m^2 on the softmax scale, caches at 1
+    (kind,) = model_config.read_model(CONFIG_DIR / "deepseek-v3.json").kinds
+    s, mu = kind.rope.params["factor"], kind.rope.params["mscale_all_dim"]
+    wrong = right * rope.yarn_mscale(s, mu) ** 2  # and m on both caches as well
     wit.differs(
-        sp.Float(wrong, 50),
-        sp.Float(right, 50),
+        wrong,
+        right,
         at=f"DeepSeek-V3, s = {s}: m^4 (caches and softmax scale) against m^2 (softmax scale "
         "only, the caches at factor 1)",
         margin=1,
