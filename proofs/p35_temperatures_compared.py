@@ -458,11 +458,11 @@ def checks(rec: Recorder) -> None:
         scope="every s > 0",
     )
     rec.exact(
-        "s^2 > s + 1 at s = 2, so at every whole s >= 2 (s^2 - s - 1 grows for s >= 1)",
+        "s^2 - s - 1 = 1 > 0 at s = 2, so s^2 > s + 1 at every whole s >= 2 "
+        "(s^2 - s - 1 grows for s >= 1)",
         2**2 - 2 - 1,
-        0,
+        1,
         scope="s = 2; (s^2 - s - 1)' = 2s - 1 > 0",
-        relation=">",
     )
     rec.exact(
         "YaRN's over LongRoPE's: 0.2 > 1 / ln L0 because L0 > 3^5 > e^5 (e < 3)",
@@ -490,7 +490,7 @@ def checks(rec: Recorder) -> None:
     rec.band(
         "f(3) < 0: at s = 3 Llama 4's factor is above LongRoPE's",
         float(f3),
-        low=-1,
+        low=-Fraction(1, 100),
         high=-Fraction(1, 1000),
         scope="mpmath at 50 digits, read in float64",
         samples=1,
@@ -499,7 +499,7 @@ def checks(rec: Recorder) -> None:
         "f(4) > 0: from s = 4 on LongRoPE's is above Llama 4's",
         float(f4),
         low=Fraction(1, 1000),
-        high=1,
+        high=Fraction(1, 100),
         scope="mpmath at 50 digits, read in float64",
         samples=1,
     )
@@ -514,6 +514,18 @@ def checks(rec: Recorder) -> None:
         sum(not (y > lo > l4) for x, y, lo, l4 in order if x >= 4),
         0,
         scope="s = 4 .. 1024, mpmath at 15 digits",
+    )
+    rec.close(
+        "the spot check's Llama 4 factors are posenc's at p = s F - 1",
+        [
+            float(v)
+            for v in temperature.llama4(
+                [x * INPUTS["llama4_step"] - 1 for x, *_ in order], 0.1, INPUTS["llama4_step"]
+            )
+        ],
+        [sp.Float(l4, 15) for *_, l4 in order],
+        tol=1e-13,
+        scope=f"s = 2 .. {limit}, posenc.temperature.llama4 against the mpmath values above",
     )
     rec.exact(
         "spot checks made",
@@ -695,6 +707,13 @@ def checks(rec: Recorder) -> None:
     )
     (nope,), (rotary,) = still, turning
     rec.exact(
+        "Llama 4 Scout: the layers without rotary are every fourth, 3, 7, 11, ... "
+        "(no_rope_layers empty, interval 4; layers that differ)",
+        len(set(nope.layers) ^ set(range(3, scout_raw["num_hidden_layers"], 4))),
+        0,
+        scope="posenc against Llama4TextConfig's rule on the file's num_hidden_layers",
+    )
+    rec.exact(
         "Llama 4 Scout: layers without rotary, every fourth (no_rope_layers empty, interval 4)",
         len(nope.layers),
         sum((i + 1) % 4 == 0 for i in range(scout_raw["num_hidden_layers"])),
@@ -848,6 +867,13 @@ def yarn_logit_at(x) -> mpmath.mpf:
 # -- misreadings -------------------------------------------------------------------
 
 
+def _agrees(value, closed_form, what: str) -> None:
+    """Stop a witness whose value is not its closed form (a crash refutes nothing)."""
+    with mpmath.workdps(50):
+        if not abs(mpmath.mpf(value) - closed_form) <= mpmath.mpf(10) ** -14 * abs(closed_form):
+            raise ValueError(f"the witness's {what} is {value}, not {closed_form}")
+
+
 def _once(wit: Witness) -> None:
     # "YaRN's factor multiplies the logits once." gpt-oss-120b's caches (s = 32): the logits
     # through posenc's caches grow by a^2, not a.
@@ -872,6 +898,10 @@ def _twice(wit: Witness) -> None:
     (kind,) = model_config.read_model(CONFIG_DIR / "deepseek-v3.json").kinds
     s, mu = kind.rope.params["factor"], kind.rope.params["mscale_all_dim"]
     wrong = right * rope.yarn_mscale(s, mu) ** 2  # and m on both caches as well
+    with mpmath.workdps(50):
+        m = 1 + mu * mpmath.log(s) / 10
+    _agrees(right, m**2, "m^2")
+    _agrees(wrong, m**4, "m^4")
     wit.differs(
         wrong,
         right,
@@ -888,6 +918,8 @@ def _only_long(wit: Witness) -> None:
     # At the last query of a 32,768-token context it multiplies the logits by 1 + 0.1 ln 5.
     context, step = INPUTS["misread_context"], INPUTS["llama4_step"]
     on = float(temperature.llama4([context - 1], 0.1, step)[0])
+    with mpmath.workdps(50):
+        _agrees(on, 1 + mpmath.log(context // step + 1) / 10, "factor")
     wit.differs(
         on,
         1.0,
@@ -903,6 +935,8 @@ def _no_temperature(wit: Witness) -> None:
     reading = model_config.read_model(CONFIG_DIR / "deepseek-v3.json")
     (kind,) = reading.kinds
     soft = rope.yarn_mscale(kind.rope.params["factor"], kind.rope.params["mscale_all_dim"]) ** 2
+    with mpmath.workdps(50):
+        _agrees(soft, (1 + mpmath.log(40) / 10) ** 2, "softmax factor")
     wit.differs(
         soft * kind.rope.inv_freq()[1] ** 2,
         1.0,
@@ -919,6 +953,8 @@ def _same_growth(wit: Witness) -> None:
     with mpmath.workdps(50):
         at4 = (yarn_logit(4) - 1) / mpmath.log(4)
         at1024 = (yarn_logit(1024) - 1) / mpmath.log(1024)
+        _agrees(at4, mpmath.mpf(1) / 5 + mpmath.log(4) / 100, "ratio at s = 4")
+        _agrees(at1024, mpmath.mpf(1) / 5 + mpmath.log(1024) / 100, "ratio at s = 1024")
     wit.differs(
         sp.Float(at1024, 50),
         sp.Float(at4, 50),
@@ -934,6 +970,7 @@ def _longrope_is_yarn(wit: Witness) -> None:
     _, cache = read_rules("phi-3.5-mini-instruct")
     with mpmath.workdps(50):
         yarn = yarn_logit(32)
+    _agrees(cache, mpmath.mpf(17) / 12, "LongRoPE factor")
     wit.differs(
         sp.Float(yarn, 50),
         sp.Float(cache, 50),
