@@ -1,24 +1,26 @@
 """Proposition 35 (temperatures compared: YaRN, LongRoPE, Llama 4, DeepSeek V3).
 
-Four rules shipped in 2024-2026 multiply attention logits by a factor that grows with a
+Five rules shipped in 2024-2026 multiply attention logits by a factor that grows with a
 stretch s > 1, each in its own place (Transformers 5.24):
 
-- YaRN multiplies the cos and sin caches by a = 1 + 0.1 ln s, so every rotated logit, at
-  every position, by a^2 = 1 + 0.2 ln s + 0.01 ln^2 s (Proposition 27).
-- LongRoPE multiplies the caches by a = sqrt(1 + ln s / ln L0), so every rotated logit by
-  1 + ln s / ln L0 (Proposition 29); with L0 = 4096 that is 1 + log2(s) / 12.
+- YaRN (no attention_factor, not both mscales) multiplies the cos and sin caches by
+  a = 1 + 0.1 ln s, so the rotated part of every logit (the whole logit when the whole head
+  rotates), at every position, by a^2 = 1 + 0.2 ln s + 0.01 ln^2 s (Proposition 27).
+- LongRoPE multiplies the caches by a = sqrt(1 + ln s / ln L0), so the rotated part of a
+  logit by 1 + ln s / ln L0 (Proposition 29); with L0 = 4096 that is 1 + log2(s) / 12.
 - Llama 4 multiplies the queries of its layers without rotary, once, by
   tau(p) = 1 + 0.1 ln(floor((p + 1) / F) + 1), F = 8192, a step function of the query's
   position p; Ministral 3 multiplies every query by 1 + 0.1 ln(1 + floor(p / L0)).
-- DeepSeek V3 (and Kimi K2.5, built as DeepSeek V3) keeps its caches at factor 1 and
-  multiplies its softmax scale by m^2, m = 1 + 0.1 mscale_all_dim ln s.
+- DeepSeek V3 (and Kimi K2.5, built as DeepSeek V3), with mscale = mscale_all_dim, keeps
+  its caches at factor 1 and multiplies its softmax scale by m^2, m = 1 + 0.1 mscale_all_dim ln s.
 
-At the last query of a context s times the training length (p = s F - 1 for Llama 4,
-p = s L0 - 1 for Ministral 3) the factors on a logit at s = 4, 8, 32 are: YaRN 1.296,
-1.459, 1.813; LongRoPE 7/6, 5/4, 17/12; Llama 4 1 + 0.1 ln(s + 1); Ministral 3
-1 + 0.1 ln s. For every whole s >= 4, YaRN's > LongRoPE's > Llama 4's. Less 1, LongRoPE's
-is ln s / ln L0 and Llama 4's 0.1 ln(s + 1) ~ 0.1 ln s: Theta(ln s). YaRN's is
-0.2 ln s + 0.01 ln^2 s: Theta(ln^2 s), its square term the larger from s = e^20 on.
+At the last query of a context of s steps (p = s F - 1 for Llama 4, p = s L0 - 1 for
+Ministral 3; a reading of s the page chooses, F being floor_scale, not a training length)
+the factors on a logit at s = 4, 8, 32 are: YaRN 1.296, 1.459, 1.813; LongRoPE 7/6, 5/4,
+17/12; Llama 4 1 + 0.1 ln(s + 1); Ministral 3 1 + 0.1 ln s. For every whole s >= 4,
+YaRN's > LongRoPE's > Llama 4's. Minus 1, LongRoPE's is ln s / ln L0 and Llama 4's
+0.1 ln(s + 1) ~ 0.1 ln s: Theta(ln s). YaRN's is 0.2 ln s + 0.01 ln^2 s: Theta(ln^2 s), its
+square term the larger from s = e^20 on.
 
 Which shipped configs use which is read from data/configs by posenc and compared with the
 plain JSON.
@@ -210,6 +212,34 @@ def cache_logits(speeds: np.ndarray, factor: float, seed: int = 35) -> tuple:
     return out[0], out[1]
 
 
+def partial_logits(head: int, turned: int, seed: int = 35) -> tuple:
+    """Logits of a partially rotated head: (rotated part at a = 1, at LongRoPE's a, the rest).
+
+    The first ``turned`` coordinates go through posenc.rope.cos_sin caches (LongRoPE,
+    s = 32, L0 = 4096, as Phi-4-mini's ``rotary_dim``); the others pass unrotated, as
+    ``q_pass`` in Transformers' Phi-3 attention.
+    """
+    rng = np.random.default_rng(seed)
+    queries, keys = rng.normal(size=(2, 16, head))  # (L, head) each
+    where_q, where_k = rng.integers(0, 131072, (2, 16))  # (L,) each
+    speeds, factor = rope.inv_freq(
+        "longrope",
+        turned,
+        factor=32.0,
+        original_max_position_embeddings=4096,
+        short_factor=[1.0] * (turned // 2),
+    )
+    out = []
+    for a in (1.0, factor):
+        cos_q, sin_q = rope.cos_sin(where_q, speeds, attention_factor=a)  # (L, turned) each
+        cos_k, sin_k = rope.cos_sin(where_k, speeds, attention_factor=a)  # (L, turned) each
+        q = rotate_with_caches(queries[:, :turned], cos_q, sin_q)  # (L, turned)
+        k = rotate_with_caches(keys[:, :turned], cos_k, sin_k)  # (L, turned)
+        out.append(q @ k.T)  # (L, L)
+    rest = queries[:, turned:] @ keys[:, turned:].T  # (L, L), no rotary
+    return out[0], out[1], rest
+
+
 def checks(rec: Recorder) -> None:
     stretches = (INPUTS["s_small"], INPUTS["s_mid"], INPUTS["s_large"])
     done = []  # (rule, s) pairs whose factor was compared with a reference
@@ -244,6 +274,54 @@ def checks(rec: Recorder) -> None:
         tol=1e-13,
         scope="YaRN s = 32, d = 64, b = 10^4, L0 = 4096; 16 x 16 logits, normal q, k (seed 35), "
         "positions below 131072; error relative to the largest logit",
+    )
+    # Under partial rotary only the rotated coordinates pass through the caches, so only
+    # the rotated part of a logit gains a^2 (Proposition 29, item 3): Phi-4-mini rotates
+    # int(128 * 0.75) = 96 of its 128 head coordinates; the other 32 pass unscaled.
+    phi4 = model_config.read_model(CONFIG_DIR / "phi-4-mini-instruct.json").kinds[0].rope
+    turned_dim = int(phi4.head_dim * phi4.params["partial_rotary_factor"])
+    rec.exact(
+        "Phi-4-mini's head: the coordinates rotated, as posenc reads them",
+        turned_dim,
+        96,
+        scope="data/configs/phi-4-mini-instruct.json: int(head_dim * partial_rotary_factor)",
+        quantity="phi4_rotated",
+        show=Show(group=False),
+    )
+    rec.exact(
+        "Phi-4-mini's head dimension, as posenc reads it",
+        phi4.head_dim,
+        128,
+        scope="data/configs/phi-4-mini-instruct.json: hidden_size // num_attention_heads",
+        quantity="phi4_head",
+        show=Show(group=False),
+    )
+    rot_plain, rot_scaled, pass_part = partial_logits(phi4.head_dim, turned_dim)
+    _, phi_a = rope.inv_freq(
+        "longrope",
+        turned_dim,
+        factor=32.0,
+        original_max_position_embeddings=4096,
+        short_factor=[1.0] * (turned_dim // 2),
+    )
+    whole_plain, whole_scaled = rot_plain + pass_part, rot_scaled + pass_part
+    rec.numeric(
+        "partial rotary: through caches with attention_factor = a, a logit is "
+        "a^2 (rotated part) + (part without rotary)",
+        ((whole_scaled - (phi_a**2 * rot_plain + pass_part)) / np.abs(whole_plain).max()).ravel(),
+        tol=1e-13,
+        scope="Phi-4-mini's shape: 96 of 128 coordinates rotated, LongRoPE s = 32, L0 = 4096; "
+        "16 x 16 logits, normal q, k (seed 35); error relative to the largest logit",
+    )
+    ratio = whole_scaled / whole_plain
+    rec.band(
+        "partial rotary: the whole logit is not a^2 times the unscaled one "
+        "(spread of the ratio over 16 x 16 logits)",
+        float(ratio.max() - ratio.min()),
+        low=1,
+        high=10**6,
+        samples=int(ratio.size),
+        scope="same logits; a^2 = 17/12 on the whole logit would give a spread of 0",
     )
 
     # Step 2. YaRN: a = 1 + 0.1 ln s, a^2 = 1 + 0.2 ln s + 0.01 ln^2 s (expanded exactly).
@@ -480,11 +558,37 @@ def checks(rec: Recorder) -> None:
         scope=f"every s > 0, L0 = {length}",
     )
     rec.exact(
-        "ln L0 < 10 (L0 < 2^15 < e^10, as e > 2^(3/2)): so f' > 0 and f increases",
+        "ln L0 < 10, first link: L0 < 2^14",
         length,
-        2**15,
-        scope=f"L0 = {length}; e^10 > (2^1.5)^10 = 2^15 since e^2 > 2^3",
+        2**14,
+        scope=f"L0 = {length}, integer arithmetic",
         relation="<",
+    )
+    rec.exact(
+        "ln L0 < 10, second link: 2^14 < e^10, because 2^7 < (27/10)^5 < e^5",
+        Fraction(27, 10) ** 5,
+        2**7,
+        scope="(27/10)^5 = 143.49 > 128 exactly; e > 27/10, so e^10 > (27/10)^10 > 2^14; "
+        "so f' > 0 and f increases",
+        relation=">",
+    )
+    with mpmath.workdps(50):
+        e_tenth = mpmath.e**10
+    rec.band(
+        "e, the bound used: above 27/10",
+        float(mpmath.e),
+        low=Fraction(27, 10),
+        high=Fraction(28, 10),
+        samples=1,
+        scope="mpmath",
+    )
+    rec.band(
+        "e^10, the bound used: above 2^14 and below 2^15",
+        float(e_tenth),
+        low=2**14,
+        high=2**15,
+        samples=1,
+        scope="mpmath at 50 digits; e^10 = 22026.5, so L0 < 2^15 < e^10 would be false",
     )
     with mpmath.workdps(50):
         f3 = mpmath.log(3) / mpmath.log(length) - mpmath.log(4) / 10
@@ -748,7 +852,14 @@ def checks(rec: Recorder) -> None:
         "Llama 4 Scout: floor_scale is the original length of its rotary layers' llama3 block",
         t.params["floor_scale"],
         scout_raw["rope_scaling"]["original_max_position_embeddings"],
-        scope="data/configs/llama-4-scout-17b-16e.json: so p + 1 = s F is s times that length",
+        scope="data/configs/llama-4-scout-17b-16e.json: so p + 1 = s F is s times that length "
+        "(a reading of s chosen by the page; F is not claimed to be a training length)",
+    )
+    rec.exact(
+        "Llama 4 Scout: floor_scale is the chunk size of its rotary layers",
+        t.params["floor_scale"],
+        scout_raw["attention_chunk_size"],
+        scope="data/configs/llama-4-scout-17b-16e.json, attention_chunk_size, plain JSON",
     )
     context = scout_raw["max_position_embeddings"]
     rec.exact(

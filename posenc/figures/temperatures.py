@@ -76,7 +76,7 @@ _DRAWN = (
 SHIPPED = (
     ("Qwen3-8B YaRN", "yarn", 4.0),
     ("gpt-oss", "yarn", 32.0),
-    ("Phi-3.5 / Phi-4", "longrope", 32.0),
+    ("Phi-3.5-mini", "longrope", 32.0),
     ("Scout, last position", "llama4", 32.0),
     ("Ministral 3, last position", "llama4_beta", 16.0),
     ("DeepSeek-V3", "softmax", 40.0),
@@ -121,7 +121,7 @@ def fig_temperatures(points: int = 400) -> Figure:
         left.axvline(x, color=_MUTED, lw=0.6, ls=":", gid=f"stretch-{x}")
     left.plot([], [], "s", color=_OKABE_ITO[1], ms=4.5, label="DeepSeek V3: softmax scale")
     left.set_xscale("log", base=2)
-    left.set_xlabel("stretch $s$ (context / training length)", fontsize=_FONT)
+    left.set_xlabel("$s$: stretch, or context / step $F$ or $L_0$", fontsize=_FONT)
     left.set_ylabel("factor on a logit", fontsize=_FONT)
     left.tick_params(labelsize=_SMALL)
     left.set_title("where each factor goes, and its size", fontsize=_SMALL, color=_INK)
