@@ -952,12 +952,14 @@ def checks(rec: Recorder) -> None:
         "yarn": figure.FACTORS["yarn"](32.0),
         "longrope": figure.FACTORS["longrope"](32.0),
         "llama4": figure.FACTORS["llama4"](32.0),
+        "llama4_beta": figure.FACTORS["llama4_beta"](32.0),
         "softmax": figure.FACTORS["softmax"](40.0),
     }
     truth = {
         "yarn": float(yarn_logit_at(32)),
         "longrope": float(exact_longrope[32]),
         "llama4": float(want_l4[32]),
+        "llama4_beta": float(want_mi[32]),
         "softmax": float(yarn_logit_at(40)),
     }
     rec.close(
@@ -966,6 +968,43 @@ def checks(rec: Recorder) -> None:
         [truth[key] for key in RULES if key in drawn],
         tol=1e-14,
         scope="posenc.figures.temperatures.FACTORS against mpmath",
+    )
+    scout_part = raw_part("llama-4-scout-17b-16e")
+    mini_part = raw_part("ministral-3-3b-reasoning-2512")
+    mini_block = raw_scaling(mini_part)
+    config_s = {
+        "Qwen3-8B YaRN": read_model_factor("qwen3-8b-yarn-4"),
+        "gpt-oss": read_model_factor("gpt-oss-120b"),
+        "Phi-3.5-mini": read_model_factor("phi-3.5-mini-instruct"),
+        "Scout, last position": scout_part["max_position_embeddings"]
+        / scout_part["rope_scaling"]["original_max_position_embeddings"],
+        "Ministral 3, last position": mini_part["max_position_embeddings"]
+        / mini_block["original_max_position_embeddings"],
+        "DeepSeek-V3": raw_scaling(raw_part("deepseek-v3"))["factor"],
+        "Kimi K2.5": raw_scaling(raw_part("kimi-k2.5"))["factor"],
+    }
+    rec.exact(
+        "the figure's points sit at the configs' stretches (factor, or context over step)",
+        sum(Fraction(x) != Fraction(config_s[label]) for label, _, x in figure.SHIPPED),
+        0,
+        scope="posenc.figures.temperatures.SHIPPED against data/configs; "
+        f"{len(figure.SHIPPED)} points, {len(config_s)} configs",
+    )
+    rec.exact(
+        "the figure's L0 and steps are the configs' (Phi-3.5-mini, Scout, Ministral 3)",
+        sum(
+            Fraction(drawn_value) != Fraction(config_value)
+            for drawn_value, config_value in (
+                (figure.LONGROPE_LENGTH, length),
+                (
+                    figure.LLAMA4_STEP,
+                    scout_part["rope_scaling"]["original_max_position_embeddings"],
+                ),
+                (figure.MINISTRAL_LENGTH, mini_block["original_max_position_embeddings"]),
+            )
+        ),
+        0,
+        scope="posenc.figures.temperatures constants against the plain JSON",
     )
 
 
