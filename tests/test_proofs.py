@@ -252,6 +252,11 @@ BREAKS = {
         "        return tuple(i for i, f in enumerate(flags) if f == 0)",
         "        return tuple(i for i, f in enumerate(flags) if f == 1)",
     ),
+    # Proposition 35: YaRN's cache factor read once on the logits (a, not a^2)
+    "p35_temperatures_compared.py": (
+        "    return (1 + mpmath.log(s) / 10) ** 2",
+        "    return 1 + mpmath.log(s) / 10",
+    ),
     # Proposition 36: the cache counted as the latent alone (the misreading), no rotary key
     "p36_mla_decoupled_rotary.py": (
         '    return part["kv_lora_rank"] + part["qk_rope_head_dim"]',

@@ -45,6 +45,7 @@ from .proportional import fig_proportional_ladders
 from .rotary import fig_rotary_score
 from .shaw import fig_shaw_clipping
 from .slow import fig_slow_pairs
+from .temperatures import fig_temperatures
 from .toy import fig_dog_bites_man
 from .txl import fig_txl_terms
 from .wavelength import fig_wavelength_ladder
@@ -77,6 +78,7 @@ MODULES = (
     "rotary",
     "shaw",
     "slow",
+    "temperatures",
     "toy",
     "txl",
     "wavelength",
@@ -116,6 +118,7 @@ __all__ = [
     "fig_slow_pairs",
     "fig_stack_equivariance",
     "fig_t5_buckets",
+    "fig_temperatures",
     "fig_txl_terms",
     "fig_wavelength_ladder",
     "fig_window_layers",
