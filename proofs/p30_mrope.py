@@ -361,10 +361,18 @@ def checks(rec: Recorder) -> None:
     # every text position below 32768, for each model: its angles are the float64 products
     # p * theta_j (one IEEE multiplication, rounded once) that 1-D RoPE uses.
     p = np.arange(INPUTS["text_positions"], dtype=np.int64)  # (L,)
-    differing = 0
+    differing, entries = 0, 0
     for _, w, sections, layout in cases:
         text = rope.mrope_angles(np.stack([p, p, p]), w, sections, layout)  # (L, P)
         differing += int(np.sum(text != np.multiply.outer(p.astype(np.float64), w)))
+        entries += text.size
+    rec.exact(
+        "entries compared: every text position times the pairs of the three models",
+        entries,
+        INPUTS["text_positions"]
+        * (half + raw_mrope(QWEN3_VL)["rotated"] // 2 + raw_mrope(QWEN35)["rotated"] // 2),
+        scope="the pairs of Qwen3-VL 8B and Qwen3.5 9B from the plain JSON, Qwen2-VL's d / 2",
+    )
     rec.exact(
         "t = h = w = p: posenc's M-RoPE angles equal 1-D RoPE's p theta_j (differing entries)",
         differing,
@@ -418,7 +426,9 @@ def checks(rec: Recorder) -> None:
     # Step 3. The layouts. posenc's angles against Hugging Face's two constructions,
     # transcribed above, on random tokens, for each model.
     rng = np.random.default_rng(30)
+    laid_out = 0
     for name, w, sections, layout in cases:
+        laid_out += 1
         thw = rng.integers(0, 4096, size=(3, INPUTS["random_tokens"]))  # (3, T)
         ours = rope.mrope_angles(thw, w, sections, layout)  # (T, P)
         build = hf_chunked if layout == "chunked" else hf_interleaved
@@ -446,6 +456,13 @@ def checks(rec: Recorder) -> None:
             0,
             scope=f"posenc.rope.mrope_angles, {name}'s {w.size} pairs, sections {tuple(sections)}",
         )
+
+    rec.exact(
+        "models whose layout was compared with HF's construction and with the rule",
+        laid_out,
+        3,
+        scope="Qwen2-VL, Qwen3-VL 8B, Qwen3.5 9B",
+    )
 
     # Qwen2-VL, chunked: each axis's run starts where the sections before it end.
     firsts, lasts = [], []
@@ -591,7 +608,9 @@ def checks(rec: Recorder) -> None:
     # Step 3b. The permutation. pi lists the interleaved pairs axis by axis, each in ladder
     # order (a stable sort by axis); the interleaved angles read at pi equal the chunked
     # angles over the ladder read at pi, entry for entry.
+    permuted = 0
     for name, w, sections, layout in cases[1:]:
+        permuted += 1
         axes_i = np.array(probe_axes(w, sections, layout))
         pi = np.argsort(axes_i, kind="stable")  # (P,)
         thw = rng.integers(0, 4096, size=(3, INPUTS["random_tokens"]))  # (3, T)
@@ -608,6 +627,13 @@ def checks(rec: Recorder) -> None:
             scope=f"{INPUTS['random_tokens']} random (t, h, w) in [0, 4096)^3, "
             f"sections {tuple(sections)}; posenc.rope.mrope_angles in both layouts",
         )
+
+    rec.exact(
+        "interleaved models whose permutation was checked",
+        permuted,
+        2,
+        scope="Qwen3-VL 8B and Qwen3.5 9B",
+    )
 
     # Step 4. The score sees the three offsets, not the distance: three keys at
     # Euclidean distance 60 from the query, q = k = (1, ..., 1), Qwen2-VL. posenc's scores
