@@ -742,15 +742,14 @@ def _different_model(wit: Witness) -> None:
     # angle of every text position below 32768 equals 1-D RoPE's: not one entry differs.
     p = np.arange(INPUTS["text_positions"], dtype=np.int64)
     q3 = read_mrope(QWEN3_VL)
-    same = True
-    for w, sections, layout in (
-        (speeds(), SECTIONS, "chunked"),
-        (q3["inv_freq"], q3["sections"], q3["layout"]),
-    ):
-        angles = rope.mrope_angles(np.stack([p, p, p]), w, sections, layout)
-        same = same and bool((angles == np.multiply.outer(p.astype(np.float64), w)).all())
+    models = ((speeds(), SECTIONS, "chunked"), (q3["inv_freq"], q3["sections"], q3["layout"]))
+    # One count per model: its angles all equal p theta_j; both models must count.
+    equal = [
+        int((rope.mrope_angles(np.stack([p, p, p]), w, n, lay) == np.multiply.outer(p, w)).all())
+        for w, n, lay in models
+    ]
     wit.exact(
-        same,
+        sum(equal) == 2,
         at="Qwen2-VL (chunked) and Qwen3-VL 8B (interleaved), t = h = w = p for p = 0..32767: "
         "every M-RoPE angle is p theta_j",
     )
@@ -762,7 +761,9 @@ def _width_slowest(wit: Witness) -> None:
     q3 = read_mrope(QWEN3_VL)
     axes = probe_axes(q3["inv_freq"], q3["sections"], q3["layout"])
     wit.exact(
-        axes.index(2) == 2 and axes[-1] == 0,
+        # Both facts counted: width's first pair is 2, the longest wavelength's pair is time.
+        int(axes.index(2) == 2) + int(axes[int(np.argmax(rope.wavelengths(q3["inv_freq"])))] == 0)
+        == 2,
         at="Qwen3-VL 8B (interleaved, sections 24, 20, 20): width's fastest pair is pair 2, "
         "and the slowest pair, 63, is temporal",
     )
