@@ -581,11 +581,22 @@ def checks(rec: Recorder) -> None:
         0,
         scope="posenc's float64 wavelengths and probes, Qwen3-VL 8B",
     )
-    for name, j in (
-        ("q3_wave_width_lo", 2),
-        ("q3_wave_width_hi", 3 * n_w - 1),
-        ("q3_wave_slowest", q3["inv_freq"].size - 1),
-    ):
+    # The pairs whose wavelengths the page states are found from posenc's probes and
+    # wavelengths (width's fastest and slowest pair, the head's slowest pair), not typed.
+    widths = [j for j, a in enumerate(q3_axes) if a == 2]
+    stated = (
+        ("q3_wave_width_lo", widths[int(np.argmin(q3_waves[widths]))], 2),
+        ("q3_wave_width_hi", widths[int(np.argmax(q3_waves[widths]))], 2),
+        ("q3_wave_slowest", int(np.argmax(q3_waves)), 0),
+    )
+    rec.exact(
+        "Qwen3-VL: the pairs whose wavelengths the page states turn with width, width and "
+        "time (pairs whose axis differs)",
+        sum(int(q3_axes[j] != axis) for _, j, axis in stated),
+        0,
+        scope="posenc's probes and wavelengths, Qwen3-VL 8B",
+    )
+    for name, j, _ in stated:
         exact_wave = sp.Float(wavelength_50(j, q3["base"], q3["rotated"]), 50)
         rec.close(
             f"Qwen3-VL: posenc's wavelength of pair {j} is 2 pi b^(2j/r) "
