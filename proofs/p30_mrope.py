@@ -18,16 +18,17 @@ angles, and so the scores, are those of 1-D RoPE at p.
 (2) The score of q at (t, h, w) and k at (t', h', w') depends on the positions only
 through the three offsets, each read by the pairs of its own axis (Proposition 12,
 applied pair by pair).
-(3) With the same sections the two layouts give each axis as many pairs and differ by a
-permutation of the pairs: list the interleaved layout's pairs axis by axis (temporal,
+(3) With the same sections, and if the last height and width pairs exist (3 n_h - 2 < r/2
+and 3 n_w - 1 < r/2; (3, 4, 3) over 10 pairs gives height 3 pairs and time 4), the two
+layouts give each axis as many pairs and differ by a permutation of the pairs: list the interleaved layout's pairs axis by axis (temporal,
 height, width), each in ladder order, as pi(0), pi(1), ...; the interleaved angle of
 pair pi(i) is the chunked angle of pair i over the ladder theta_pi(0), theta_pi(1), ...
 Qwen2-VL (d = 128, b = 10^6, sections 16, 24, 24, chunked): time pairs 0-15, height
 16-39, width 40-63, so width rides only the slowest clocks. Qwen3-VL 8B (its config:
 d = 128, b = 5 10^6, sections 24, 20, 20, interleaved): height 1, 4, ..., 58, width
 2, 5, ..., 59, time 0, 3, ..., 57 and the four slowest, 60-63. Qwen3.5 9B (head 256,
-partial 0.25: 32 pairs, b = 10^7, sections 11, 11, 10, interleaved): no pair is left over,
-and the slowest pair, 31, is a height pair.
+partial 0.25: 32 pairs, b = 10^7, sections 11, 11, 10, interleaved): every pair is in the
+interleaved run, and the slowest pair, 31, is height's last (3 * 11 - 2 = 31 < 32).
 
 Uses: 12, 22.
 """
@@ -67,6 +68,8 @@ INPUTS = {
     "random_tokens": 256,
     "figure_max_offset": 100,
 }
+#: Transformers 5.24's Qwen2-VL text config, transcribed: ``default_theta = 1000000.0``.
+HF_QWEN2_VL_DEFAULT_THETA = 1000000.0
 #: Key offsets of the Euclidean-distance witness, all three at distance 60.
 OFFSETS = ((0, 60, 0), (0, 0, 60), (0, 36, 48))
 
@@ -254,6 +257,35 @@ def checks(rec: Recorder) -> None:
         0,
         scope="posenc.families.family('qwen2_vl') against the inputs (Transformers' default)",
     )
+    table = tuple(qwen2.mrope_section or (0, 0, 0))
+    for axis, name in enumerate(("q2_sec_t", "q2_sec_h", "q2_sec_w")):
+        rec.exact(
+            f"Qwen2-VL: the {AXES[axis]} section in posenc's families table equals the input's",
+            table[axis],
+            SECTIONS[axis],
+            scope="posenc.families.family('qwen2_vl') against the inputs (Transformers' default)",
+            quantity=name,
+            show=Show(),
+        )
+    rec.exact(
+        "Qwen2-VL: the input base is Transformers' Qwen2-VL default_theta, transcribed",
+        Fraction(BASE),
+        Fraction(HF_QWEN2_VL_DEFAULT_THETA),
+        scope="transformers 5.24 models/qwen2_vl/configuration_qwen2_vl.py, "
+        "default_theta = 1000000.0 (transcribed, not imported)",
+        quantity="q2_base",
+        show=Show(sig=1),
+    )
+    rec.exact(
+        "Qwen2-VL: the input head width is twice the pairs of posenc's table's sections, "
+        "so the sections cover the head",
+        WIDTH,
+        2 * sum(qwen2.mrope_section or ()),
+        scope="the inputs (Transformers' Qwen2-VL defaults: 8192 / 64 heads) against "
+        "posenc.families",
+        quantity="q2_rotated",
+        show=Show(),
+    )
     models = {}
     for stem, key in ((QWEN3_VL, "q3"), (QWEN35, "q35")):
         raw, ours = raw_mrope(stem), read_mrope(stem)
@@ -317,6 +349,20 @@ def checks(rec: Recorder) -> None:
             "speeds of size at most 1",
         )
     q3, q35 = models["q3"], models["q35"]
+    # Part (3)'s hypothesis for the interleaved layout: the last height pair 3 n_h - 2 and
+    # the last width pair 3 n_w - 1 exist (are below the r/2 pairs); else the rule gives
+    # those axes fewer pairs than their sections (the fifth misreading's witness).
+    for stem, m in ((QWEN3_VL, q3), (QWEN35, q35)):
+        _, n_h, n_w = m["sections"]
+        half_r = m["rotated"] // 2
+        rec.exact(
+            f"{stem}: 3 n_h - 2 < r/2 and 3 n_w - 1 < r/2, the hypothesis of part (3) "
+            "(conditions that fail)",
+            int(3 * n_h - 2 >= half_r) + int(3 * n_w - 1 >= half_r),
+            0,
+            scope=f"data/configs/{stem}.json as posenc reads it: sections {m['sections']}, "
+            f"{half_r} pairs",
+        )
     drawn_models = [
         (m["head_dim"], Fraction(m["base"]), tuple(m["sections"]), m["layout"])
         for m in figure.MODELS
@@ -539,6 +585,14 @@ def checks(rec: Recorder) -> None:
     _, n_h, n_w = q3["sections"]
     for axis, label in ((1, "height"), (2, "width")):
         mine = [j for j, a in enumerate(q3_axes) if a == axis]
+        rec.exact(
+            f"Qwen3-VL: the second {label} pair is {axis + 3}, three after the first",
+            mine[1],
+            axis + 3,
+            scope="posenc.rope.mrope_angles probed one axis at a time, Qwen3-VL 8B's config",
+            quantity=f"q3_{label}_second",
+            show=Show(),
+        )
         for end, got, want in (
             ("first", mine[0], axis),
             ("last", mine[-1], 3 * q3["sections"][axis] - 3 + axis),
@@ -616,6 +670,14 @@ def checks(rec: Recorder) -> None:
         scope="posenc's probes, Qwen3.5 9B's config: 32 pairs, sections (11, 11, 10)",
     )
     rec.exact(
+        "Qwen3.5: the last height pair, 3 n_h - 2, is the head's last pair, P - 1",
+        max(j for j, a in enumerate(q35_axes) if a == 1),
+        q35["inv_freq"].size - 1,
+        scope="posenc's probes, Qwen3.5 9B's config",
+        quantity="q35_height_last",
+        show=Show(),
+    )
+    rec.exact(
         "Qwen3.5: its sections cover all its pairs, with the last pair of each axis at "
         "3n - 3 + a, and the time pairs at multiples of 3 (pairs that differ)",
         sum(
@@ -640,11 +702,10 @@ def checks(rec: Recorder) -> None:
         inter = rope.mrope_angles(thw, w, sections, "interleaved_thw")  # (T, P)
         chunk = rope.mrope_angles(thw, w[pi], sections, "chunked")  # (T, P)
         rec.exact(
-            f"{name}: pi is a permutation, sorts the interleaved axes into the chunked ones, "
-            "and interleaved angles at pi = chunked angles over the ladder at pi "
-            "(entries that differ)",
+            f"{name}: pi (a permutation by construction, np.argsort) sorts the interleaved "
+            "axes into the chunked ones, and interleaved angles at pi = chunked angles over "
+            "the ladder at pi (entries that differ)",
             max(
-                int(np.sum(np.sort(pi) != np.arange(w.size))),
                 int(np.sum(axes_i[pi] != np.array(stated_axes("chunked", sections, w.size)))),
                 int(np.sum(inter[:, pi] != chunk)),
             ),
@@ -733,6 +794,25 @@ def checks(rec: Recorder) -> None:
         f"w = 0..{reach}",
     )
     q3_drop = float(max(q3_along[0] - v for v in q3_along))
+    # The other axes' curves, as the figure draws them: the largest fall within 0..reach.
+    for label, unit, args, low, high in (
+        ("Qwen3-VL", (1, 0, 0), q3_args, 10, 128),
+        ("Qwen3-VL", (0, 1, 0), q3_args, 10, 128),
+        ("Qwen2-VL", (1, 0, 0), (), 10, 128),
+        ("Qwen2-VL", (0, 1, 0), (), 1, 128),
+    ):
+        axis = AXES[unit.index(1)]
+        curve = [sp.Float(score_mp(tuple(o * u for u in unit), *args), 50) for o in range(reach + 1)]
+        rec.band(
+            f"{label}: along {axis} the score falls by more than {low} somewhere in 0..{reach}",
+            float(max(curve[0] - v for v in curve)),
+            low=low,
+            high=high,
+            samples=len(curve),
+            scope=f"mpmath at 50 digits, offsets 0..{reach} along {axis}; the largest fall",
+            quantity=f"{'q3' if label == 'Qwen3-VL' else 'q2'}_{axis}_score_drop",
+            show=Show(sig=2),
+        )
     rec.band(
         f"Qwen3-VL: along width the score falls by more than 10 somewhere in 0..{reach}",
         q3_drop,
@@ -808,6 +888,25 @@ def _euclidean(wit: Witness) -> None:
     )
 
 
+def _always_as_many(wit: Witness) -> None:
+    # "With the same sections the two layouts always give each axis as many pairs." Not
+    # without part (3)'s hypothesis: sections (3, 4, 3) over 10 pairs put height's fourth
+    # pair at 3 * 4 - 2 = 10, which does not exist. The interleaved rule (and Transformers'
+    # slice(1, 12, 3) on a 10-wide table) gives height 3 pairs and time 4; posenc refuses.
+    sections, pairs = (3, 4, 3), 10
+    counts = [stated_axes("interleaved_thw", sections, pairs).count(a) for a in range(3)]
+    try:
+        rope.mrope_angles(np.zeros((3, 1)), np.ones(pairs), sections, "interleaved_thw")
+        refused = 0
+    except ValueError:
+        refused = 1
+    wit.exact(
+        (counts == [4, 3, 3]) + refused == 2,
+        at="sections (3, 4, 3) over 10 pairs, 3 n_h - 2 = 10 not below 10: the interleaved "
+        "rule gives time, height, width 4, 3, 3 pairs, not 3, 4, 3; posenc raises",
+    )
+
+
 MISREADINGS = [
     Misreading(
         "M-RoPE with equal positions on the three axes is a different model from RoPE",
@@ -832,5 +931,11 @@ MISREADINGS = [
         _euclidean,
         why="It depends on the three offsets separately, each read by its own clocks; equal "
         "distances along different axes give different scores.",
+    ),
+    Misreading(
+        "Whatever the sections, the two layouts give each axis as many pairs",
+        _always_as_many,
+        why="Only if the last height and width pairs, 3 n_h - 2 and 3 n_w - 1, exist; "
+        "otherwise the interleaved rule gives those axes fewer pairs and time more.",
     ),
 ]
