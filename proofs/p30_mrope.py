@@ -286,6 +286,25 @@ def checks(rec: Recorder) -> None:
         quantity="q2_rotated",
         show=Show(),
     )
+    # The model types the page names per layout, as posenc's families table holds them
+    # (Transformers' recomposition_frequencies is the same lines in each of a layout's
+    # modules); GLM-4V's and Ernie 4.5 VL's layouts are others, outside the statement.
+    named = {
+        "chunked": ("qwen2_vl", "qwen2_5_vl", "qwen2_5_omni_thinker", "paddleocr_vl"),
+        "interleaved_thw": (
+            "qwen3_vl", "qwen3_vl_moe", "qwen3_omni_moe_thinker", "qwen3_5", "qwen3_5_moe",
+            "qwen4_exp", "cosmos3_edge", "hy_v4_vl",
+        ),
+        "glm": ("glm4v",),
+        "ernie": ("ernie4_5_vl_moe",),
+    }
+    rec.exact(
+        "the model types the page names per layout have that layout in posenc's families "
+        "table (types that differ)",
+        sum(int(families.family(t).mrope != lay) for lay, ts in named.items() for t in ts),
+        0,
+        scope="posenc.families.family for the 14 model types named on the page",
+    )
     models = {}
     for stem, key in ((QWEN3_VL, "q3"), (QWEN35, "q35")):
         raw, ours = raw_mrope(stem), read_mrope(stem)
