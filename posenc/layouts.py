@@ -205,7 +205,10 @@ def mrope_axes(layout: str, sections: Sequence[int], pairs: int | None = None) -
     """The axis (0 temporal, 1 height, 2 width) that turns each pair, in ladder order.
 
     ``sections`` gives how many pairs each axis has; ``pairs`` how many pairs the head
-    rotates (their sum by default). Pair ``j`` turns at the ladder's ``w_j`` by the
+    rotates (their sum by default). In the interleaved layout the last height and width
+    pairs, ``3 n_h - 2`` and ``3 n_w - 1``, must exist (be below ``pairs``), or the call
+    raises: Transformers' ``slice(a, 3 n_a, 3)`` would silently give that axis fewer pairs
+    than its section and time more. Pair ``j`` turns at the ladder's ``w_j`` by the
     position on axis ``axes[j]``. The interleaved layout may cover fewer pairs than the
     head has (Qwen4-Exp: [11, 11, 10] of 128): the others are temporal, as Transformers
     leaves them; the other layouts split the pairs by the sections, which must cover them.
@@ -237,7 +240,9 @@ def mrope_axes(layout: str, sections: Sequence[int], pairs: int | None = None) -
     axes = np.zeros(pairs, dtype=int)  # (P,): temporal where nothing else is set
     if layout == "interleaved_thw":
         for axis in (1, 2):
-            if 3 * counts[axis] - (3 - axis) > pairs:
+            # The axis's last pair is 3 n - 3 + axis; it must be one of the head's pairs,
+            # or Transformers' slice(axis, 3 n, 3) silently gives the axis fewer than n.
+            if 3 * counts[axis] - 3 + axis >= pairs:
                 raise ValueError(
                     f"sections {counts}: the interleaved layout puts {counts[axis]} pairs of"
                     f" axis {axis} at {axis}, {axis + 3}, ..., past the {pairs} pairs"

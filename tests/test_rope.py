@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from posenc import rope
+from posenc.layouts import mrope_axes
 from posenc.precision import round_to
 
 mpmath.mp.dps = 60
@@ -329,6 +330,29 @@ def test_mrope_with_equal_axes_is_one_dimensional_rotary():
     mixed = rope.mrope_angles(np.stack([p, p + 1, p + 2]), w, (16, 24, 24))
     assert np.array_equal(mixed[:, :16], angles[:, :16])
     assert not np.array_equal(mixed[:, 16:], angles[:, 16:])
+
+
+@pytest.mark.parametrize(
+    ("sections", "pairs"),
+    [((3, 4, 3), None), ((4, 3, 4), None), ((0, 1, 1), None), ((1, 1, 2), 5)],
+)
+def test_interleaved_mrope_refuses_sections_whose_last_pair_is_missing(sections, pairs):
+    # At the boundary (last height pair 3 n_h - 2, or last width pair 3 n_w - 1, equal to
+    # the number of pairs) the old guard passed and the axis silently lost a pair.
+    with pytest.raises(ValueError, match="past the"):
+        mrope_axes("interleaved_thw", sections, pairs)
+
+
+@pytest.mark.parametrize(
+    ("sections", "pairs"),
+    [((24, 20, 20), None), ((11, 11, 10), None), ((11, 11, 10), 64), ((12, 10, 10), None),
+     ((4, 3, 3), None), ((4, 4, 3), 12), ((1, 1, 2), 6)],
+)
+def test_interleaved_mrope_gives_each_axis_its_section_when_its_pairs_exist(sections, pairs):
+    axes = mrope_axes("interleaved_thw", sections, pairs)
+    total = sum(sections) if pairs is None else pairs
+    counts = np.bincount(axes, minlength=3).tolist()
+    assert counts == [total - sections[1] - sections[2], sections[1], sections[2]]
 
 
 # --------------------------------------------------------------------------------------

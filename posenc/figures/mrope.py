@@ -1,8 +1,9 @@
-"""Figures about M-RoPE, Qwen2-VL's rotary embedding over time, height and width (Prop. 30).
+"""Figures about M-RoPE, rotary over time, height and width, in its two layouts (Prop. 30).
 
-Reference: P. Wang et al., "Qwen2-VL: Enhancing Vision-Language Model's Perception of
-the World at Any Resolution", arXiv:2409.12191 (2024); the section layout follows
-Hugging Face's ``apply_multimodal_rotary_pos_emb`` (contiguous sections, split halves).
+References: P. Wang et al., "Qwen2-VL: Enhancing Vision-Language Model's Perception of
+the World at Any Resolution", arXiv:2409.12191 (2024); Transformers 5.24,
+``models/qwen2_vl/modeling_qwen2_vl.py`` (chunked sections) and
+``models/qwen3_vl/modeling_qwen3_vl.py`` (interleaved), both with split halves.
 """
 
 from __future__ import annotations
@@ -15,74 +16,84 @@ from ._style import _FONT, _INK, _OKABE_ITO, _SMALL, _figure
 
 __all__ = ["fig_mrope_sections"]
 
-# Qwen2-VL's rotary configuration: head width, base and mrope_section (pairs per axis).
-_HEAD_DIM = 128
-_BASE = 1.0e6
-_SECTIONS = (16, 24, 24)
+#: The two models drawn: Qwen2-VL (chunked) and Qwen3-VL 8B (interleaved, as its config
+#: data/configs/qwen3-vl-8b-instruct.json gives it): head width, base, mrope_section.
+MODELS = (
+    {"name": "Qwen2-VL", "tag": "", "head_dim": 128, "base": 1.0e6,
+     "sections": (16, 24, 24), "layout": "chunked"},
+    {"name": "Qwen3-VL 8B", "tag": "q3-", "head_dim": 128, "base": 5.0e6,
+     "sections": (24, 20, 20), "layout": "interleaved_thw"},
+)  # fmt: skip
 _AXES = ("temporal", "height", "width")
 _COLOURS = (_OKABE_ITO[0], _OKABE_ITO[1], _OKABE_ITO[2])
 
 
-def _score(offsets: np.ndarray, axis: int) -> np.ndarray:
+def _score(model: dict, offsets: np.ndarray, axis: int) -> np.ndarray:
     """Score of q = k = (1, ..., 1) with the key moved by ``offsets`` along one axis."""
-    inv = rope.default_inv_freq(_HEAD_DIM, _BASE)  # (64,)
+    inv = rope.default_inv_freq(model["head_dim"], model["base"])  # (P,)
     thw = np.zeros((3, offsets.size), dtype=np.int64)  # (3, L)
     thw[axis] = offsets
-    angles = rope.mrope_angles(thw, inv, _SECTIONS)  # (L, 64)
+    angles = rope.mrope_angles(thw, inv, model["sections"], model["layout"])  # (L, P)
     # With q = k the pair (j, j + d/2) contributes |q_j|^2 cos(angle) = 2 cos(angle).
     return 2.0 * np.cos(angles).sum(axis=1)  # (L,)
 
 
-def fig_mrope_sections(max_offset: int = 100) -> Figure:
-    """Qwen2-VL's 64 rotary pairs in three contiguous sections, and the score along each axis.
-
-    Left: the wavelength 2 pi / theta_j of each pair of a 128-wide head (base 1e6), on a
-    log axis, coloured by the axis that turns it (``posenc.rope.mrope_angles`` probed
-    with a unit step on each axis): temporal pairs 0-15, height 16-39, width 40-63.
-    Right: the score of q = k = (1, ..., 1) against the key's offset along one axis,
-    0 to ``max_offset``, for each axis: time moves it fastest, width hardly at all.
-    """
-    if isinstance(max_offset, bool) or not isinstance(max_offset, int) or not 1 <= max_offset:
-        raise ValueError(f"max_offset must be a positive integer, got {max_offset!r}")
-    inv = rope.default_inv_freq(_HEAD_DIM, _BASE)  # (64,)
-    waves = rope.wavelengths(inv)  # (64,)
-    pairs = np.arange(inv.size)  # (64,)
-
-    fig = _figure(4.0)
-    left, right = fig.subplots(1, 2)
-    for axis, name in enumerate(_AXES):
+def _row(left, right, model: dict, offsets: np.ndarray) -> None:
+    inv = rope.default_inv_freq(model["head_dim"], model["base"])  # (P,)
+    waves = rope.wavelengths(inv)  # (P,)
+    pairs = np.arange(inv.size)  # (P,)
+    tag, name = model["tag"], model["name"]
+    for axis, axis_name in enumerate(_AXES):
         probe = np.zeros((3, 1), dtype=np.int64)
         probe[axis, 0] = 1
-        mine = rope.mrope_angles(probe, inv, _SECTIONS)[0] != 0  # (64,)
+        mine = rope.mrope_angles(probe, inv, model["sections"], model["layout"])[0] != 0  # (P,)
         left.plot(
             pairs[mine],
             waves[mine],
             "o",
             ms=3.0,
             color=_COLOURS[axis],
-            gid=f"pairs-{name}",
-            label=name,
+            gid=f"{tag}pairs-{axis_name}",
+            label=axis_name,
         )
-    left.set_yscale("log")
-    left.set_xlabel("pair $j$", fontsize=_FONT)
-    left.set_ylabel(r"wavelength $2\pi/\theta_j$ (positions)", fontsize=_FONT)
-    left.tick_params(labelsize=_SMALL)
-    left.legend(loc="upper left", fontsize=_SMALL, frameon=False)
-    left.set_title("Qwen2-VL, $d = 128$, sections 16, 24, 24", fontsize=_SMALL, color=_INK)
-
-    offsets = np.arange(max_offset + 1)  # (L,)
-    for axis, name in enumerate(_AXES):
         right.plot(
             offsets,
-            _score(offsets, axis),
+            _score(model, offsets, axis),
             color=_COLOURS[axis],
             lw=1.5,
-            gid=f"score-{name}",
-            label=f"key moved in {name}",
+            gid=f"{tag}score-{axis_name}",
+            label=f"key moved in {axis_name}",
         )
-    right.set_xlabel("offset along one axis", fontsize=_FONT)
-    right.set_ylabel(r"score $q^\top R k$, $q = k = \mathbf{1}$", fontsize=_FONT)
+    layout = "chunked" if model["layout"] == "chunked" else "interleaved"
+    sections = ", ".join(str(n) for n in model["sections"])
+    left.set_yscale("log")
+    left.set_ylabel(r"wavelength $2\pi/\theta_j$", fontsize=_FONT)
+    left.tick_params(labelsize=_SMALL)
+    left.set_title(f"{name}: {layout}, sections {sections}", fontsize=_SMALL, color=_INK)
+    right.set_ylabel(r"score, $q = k = \mathbf{1}$", fontsize=_FONT)
     right.tick_params(labelsize=_SMALL)
-    right.legend(loc="lower left", fontsize=_SMALL, frameon=False)
-    right.set_title("the same distance, three different scores", fontsize=_SMALL, color=_INK)
+    right.set_title(f"{name}: the same distance, three scores", fontsize=_SMALL, color=_INK)
+
+
+def fig_mrope_sections(max_offset: int = 100) -> Figure:
+    """M-RoPE's pairs by axis, chunked (Qwen2-VL) and interleaved (Qwen3-VL), and the scores.
+
+    Each row is one model. Left: the wavelength 2 pi / theta_j of each pair of a 128-wide
+    head on a log axis, coloured by the axis that turns it (``posenc.rope.mrope_angles``
+    probed with a unit step on each axis). Top, Qwen2-VL (base 1e6, chunked 16, 24, 24):
+    temporal pairs 0-15, height 16-39, width 40-63. Bottom, Qwen3-VL 8B (base 5e6,
+    interleaved 24, 20, 20): height 1, 4, ..., 58, width 2, 5, ..., 59, temporal the rest.
+    Right: the score of q = k = (1, ..., 1) against the key's offset along one axis,
+    0 to ``max_offset``, for each axis, in the same colours (one legend, top left).
+    """
+    if isinstance(max_offset, bool) or not isinstance(max_offset, int) or not 1 <= max_offset:
+        raise ValueError(f"max_offset must be a positive integer, got {max_offset!r}")
+    offsets = np.arange(max_offset + 1)  # (L,)
+    fig = _figure(5.5)
+    axes = fig.subplots(2, 2)
+    for (left, right), model in zip(axes, MODELS, strict=True):
+        _row(left, right, model, offsets)
+    axes[0][0].legend(loc="upper left", fontsize=_SMALL, frameon=False)
+    axes[1][0].set_xlabel("pair $j$", fontsize=_FONT)
+    axes[1][1].set_xlabel("offset along one axis", fontsize=_FONT)
     return fig
