@@ -20,8 +20,9 @@ through the three offsets, each read by the pairs of its own axis (Proposition 1
 applied pair by pair).
 (3) With the same sections, and if the last height and width pairs exist (3 n_h - 2 < r/2
 and 3 n_w - 1 < r/2; (3, 4, 3) over 10 pairs gives height 3 pairs and time 4), the two
-layouts give each axis as many pairs and differ by a permutation of the pairs: list the interleaved layout's pairs axis by axis (temporal,
-height, width), each in ladder order, as pi(0), pi(1), ...; the interleaved angle of
+layouts give each axis as many pairs and differ by a permutation of the pairs: list
+the interleaved layout's pairs axis by axis (temporal, height, width), each in ladder
+order, as pi(0), pi(1), ...; the interleaved angle of
 pair pi(i) is the chunked angle of pair i over the ladder theta_pi(0), theta_pi(1), ...
 Qwen2-VL (d = 128, b = 10^6, sections 16, 24, 24, chunked): time pairs 0-15, height
 16-39, width 40-63, so width rides only the slowest clocks. Qwen3-VL 8B (its config:
@@ -292,8 +293,14 @@ def checks(rec: Recorder) -> None:
     named = {
         "chunked": ("qwen2_vl", "qwen2_5_vl", "qwen2_5_omni_thinker", "paddleocr_vl"),
         "interleaved_thw": (
-            "qwen3_vl", "qwen3_vl_moe", "qwen3_omni_moe_thinker", "qwen3_5", "qwen3_5_moe",
-            "qwen4_exp", "cosmos3_edge", "hy_v4_vl",
+            "qwen3_vl",
+            "qwen3_vl_moe",
+            "qwen3_omni_moe_thinker",
+            "qwen3_5",
+            "qwen3_5_moe",
+            "qwen4_exp",
+            "cosmos3_edge",
+            "hy_v4_vl",
         ),
         "glm": ("glm4v",),
         "ernie": ("ernie4_5_vl_moe",),
@@ -821,7 +828,9 @@ def checks(rec: Recorder) -> None:
         ("Qwen2-VL", (0, 1, 0), (), 1, 128),
     ):
         axis = AXES[unit.index(1)]
-        curve = [sp.Float(score_mp(tuple(o * u for u in unit), *args), 50) for o in range(reach + 1)]
+        curve = [
+            sp.Float(score_mp(tuple(o * u for u in unit), *args), 50) for o in range(reach + 1)
+        ]
         rec.band(
             f"{label}: along {axis} the score falls by more than {low} somewhere in 0..{reach}",
             float(max(curve[0] - v for v in curve)),

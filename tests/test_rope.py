@@ -345,8 +345,15 @@ def test_interleaved_mrope_refuses_sections_whose_last_pair_is_missing(sections,
 
 @pytest.mark.parametrize(
     ("sections", "pairs"),
-    [((24, 20, 20), None), ((11, 11, 10), None), ((11, 11, 10), 64), ((12, 10, 10), None),
-     ((4, 3, 3), None), ((4, 4, 3), 12), ((1, 1, 2), 6)],
+    [
+        ((24, 20, 20), None),
+        ((11, 11, 10), None),
+        ((11, 11, 10), 64),
+        ((12, 10, 10), None),
+        ((4, 3, 3), None),
+        ((4, 4, 3), 12),
+        ((1, 1, 2), 6),
+    ],
 )
 def test_interleaved_mrope_gives_each_axis_its_section_when_its_pairs_exist(sections, pairs):
     axes = mrope_axes("interleaved_thw", sections, pairs)

@@ -34,8 +34,8 @@ from .ladder import fig_ladder_rung_short, fig_position_signature, fig_similarit
 from .layers import fig_causal_mask_swap, fig_stack_equivariance
 from .llama3 import fig_llama3_scaling
 from .longrope import fig_longrope_switch
-from .mla import fig_mla_cache
 from .mixing import fig_score_terms
+from .mla import fig_mla_cache
 from .mrope import fig_mrope_sections
 from .nope import fig_nope_counts
 from .nopelayers import fig_nope_layers
