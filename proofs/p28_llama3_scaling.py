@@ -1000,7 +1000,7 @@ MISREADINGS = [
         "beta_slow = 1",
         _huggingface_yarn,
         why="Llama 3 is the YaRN paper's ramp, linear in the turns r = L0/lambda; Hugging "
-        "Face's yarn ramps linearly in the pair index between rounded ends, and adds the "
-        "temperature 0.1 ln s + 1.",
+        "Face's yarn ramps linearly in the pair index between rounded ends, and adds YaRN's "
+        "temperature on the cos and sin caches.",
     ),
 ]
