@@ -302,9 +302,11 @@ def checks(rec: Recorder) -> None:
         scope=f"data/configs/{V3}.json, rope_scaling.mscale_all_dim",
     )
     key_width = v3["qk_nope_head_dim"] + v3["qk_rope_head_dim"]
+    # The reference takes the key width by hand (128 + 64, the paper's d_h + d_h^R), so a
+    # wrong sum of the config's two fields shows.
     with mpmath.workdps(50):
         by_hand = (mpmath.mpf(1) / 10 * mpmath.mpf(yarn["mscale_all_dim"])
-                   * mpmath.log(yarn["factor"]) + 1) ** 2 / mpmath.sqrt(key_width)  # fmt: skip
+                   * mpmath.log(yarn["factor"]) + 1) ** 2 / mpmath.sqrt(192)  # fmt: skip
     rec.close(
         "DeepSeek-V3's scale: qk_head_dim^(-1/2) mscale^2, posenc's yarn_mscale",
         rope.yarn_mscale(yarn["factor"], yarn["mscale_all_dim"]) ** 2 * key_width**-0.5,
