@@ -48,6 +48,7 @@ import sympy as sp
 from posenc import families, model_config, rope
 from posenc.figures import mrope as figure
 from posenc.figures.mrope import fig_mrope_sections
+from proofs import kit
 from proofs.kit import Misreading, Recorder, Show, Witness
 
 NUMBER = 30
@@ -74,7 +75,7 @@ HF_QWEN2_VL_DEFAULT_THETA = 1000000.0
 #: Key offsets of the Euclidean-distance witness, all three at distance 60.
 OFFSETS = ((0, 60, 0), (0, 0, 60), (0, 36, 48))
 
-CONFIG_DIR = Path(__file__).resolve().parent.parent / "data" / "configs"
+CONFIG_DIR = Path(kit.__file__).resolve().parent.parent / "data" / "configs"
 QWEN3_VL = "qwen3-vl-8b-instruct"
 QWEN35 = "qwen3.5-9b"
 
