@@ -341,6 +341,35 @@ def test_no_fork_outlives_a_passing_check(tmp_path, name, source, count):
     assert survivors(recorded(pids)) == []
 
 
+# The same escape, then the supervisor frozen: it cannot clean up, and the checker kills it
+# once GRACE has passed. The grandchild, orphaned below it, must be killed first (when the
+# supervisor was simply killed, it went to init and slept on).
+FREEZES = (
+    ESCAPE
+    + """
+
+    import signal
+
+    FROZEN = []
+
+
+    def solve(length, width, base=10000.0):
+        if not FROZEN:
+            escape()
+            FROZEN.append(os.kill(os.getppid(), signal.SIGSTOP))
+        return sinusoidal(length, width, base=base)
+    """
+)
+
+
+def test_no_escape_outlives_a_supervisor_that_hangs(tmp_path):
+    pids = tmp_path / "pids"
+    report = check("E1", solution(tmp_path, "freezes", FREEZES, pids), timeout=LONG)
+    assert report.passed, report.text
+    assert len(recorded(pids)) == 1
+    assert survivors(recorded(pids)) == []
+
+
 def test_no_child_outlives_the_command_killed_with_sigterm(tmp_path):
     pids = tmp_path / "pids"
     path = solution(tmp_path, "loops", LOOPS, pids)

@@ -26,10 +26,10 @@ malformed, out of order or not numbers ends the reading, and the check fails.
 
 On every way out of :func:`run` (the answers read, the time limit, an exception,
 Ctrl-C) the supervisor is told to stop and is waited for; if it does not end within
-``GRACE`` seconds it is killed, and so is the worker's process group. This keeps
-mistakes and tampering from deciding a verdict or leaving processes behind; it is no
-sandbox: a solution runs as the reader and can, for example, kill the supervisor or
-delete files.
+``GRACE`` seconds, every process below it is killed (on Linux), then it, then the
+worker's process group. This keeps mistakes and tampering from deciding a verdict or
+leaving processes behind; it is no sandbox: a solution runs as the reader and can, for
+example, kill the supervisor or delete files.
 """
 
 from __future__ import annotations
@@ -474,8 +474,31 @@ def _wait(channel: _Channel, watcher: _Watcher, finished: threading.Event, deadl
         finished.clear()
 
 
+def _below(supervisor: subprocess.Popen) -> None:
+    """Kill what lives below a supervisor that hangs, while it still holds it (Linux).
+
+    The supervisor is stopped first, so that it neither starts nor reaps anything; as a
+    subreaper it keeps every orphan below it, so that what a solution took out of its
+    session is found here, and not handed to init when the supervisor is killed.
+    """
+    if not (sys.platform.startswith("linux") and os.path.isdir("/proc/self")):
+        return
+    from posenc.exercises import _supervise  # its resource and ctypes: Unix only
+
+    with contextlib.suppress(OSError):
+        supervisor.send_signal(signal.SIGSTOP)
+    for attempt in range(_supervise.ROUNDS):
+        living = _supervise.descendants(supervisor.pid, living=True)
+        if not living:
+            return
+        for pid in living:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(min(0.001 * attempt, 0.05))
+
+
 def _stop(supervisor: subprocess.Popen | None, watcher: _Watcher, thread: threading.Thread):
-    """Stop the supervisor and wait for it; kill it and the worker's group if it hangs."""
+    """Stop the supervisor and wait for it; if it hangs, kill what is below it, then it."""
     if supervisor is None:
         return
     if supervisor.poll() is None:
@@ -483,6 +506,7 @@ def _stop(supervisor: subprocess.Popen | None, watcher: _Watcher, thread: thread
         try:
             supervisor.wait(GRACE)
         except subprocess.TimeoutExpired:
+            _below(supervisor)
             supervisor.kill()
             supervisor.wait()
     if thread.ident is not None:

@@ -17,6 +17,14 @@ come before the request. When the worker ends, on SIGTERM, SIGINT or SIGHUP, and
 the parent dies, it kills every process below it with SIGKILL (found in ``/proc``),
 reaps them and looks again, until none is left; then it exits.
 
+No signal handler runs here. The stop signals and SIGCHLD are blocked from the first
+line and taken with ``sigwait``, so a stop is a value that the waiting loop reads, never
+an exception that could land anywhere, the cleanup included. (An earlier version raised
+from a handler; a SIGTERM that came as the worker ended could land on the first line of
+the cleanup and skip it, and a process that had left the worker's session outlived the
+check.) :func:`descendants` is also what the checker uses, should this process hang, to
+kill what is below it before it kills this process.
+
 It writes two JSON lines on standard output: ``{"worker": PID}`` once the worker runs,
 and ``{"returncode": CODE, "clean": BOOL}`` at the end, where CODE is the worker's status
 as :mod:`subprocess` gives it (negative for a signal; null if it never ran) and ``clean``
@@ -41,21 +49,9 @@ PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+WAITED = {*STOP_SIGNALS, signal.SIGCHLD}  # blocked for this process's whole life
 BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 ROUNDS = 500  # passes of kill, reap and look again, for processes that keep forking
-
-_stopping = False
-
-
-class Stop(Exception):
-    """The parent asked for everything to stop (or died)."""
-
-
-def _stop(signum: int, frame) -> None:
-    global _stopping
-    if not _stopping:  # the first signal stops the run; later ones must not stop the cleanup
-        _stopping = True
-        raise Stop(signum)
 
 
 def _say(message: dict) -> None:
@@ -87,7 +83,7 @@ def _limits(cpu: int, memory: int, mask: set):
     """What the worker does between fork and exec: its signal mask back, and the limits."""
 
     def apply() -> None:
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # blocked here around the fork
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # the supervisor's blocks them
         _lower(resource.RLIMIT_CPU, cpu, cpu + 1)
         _lower(resource.RLIMIT_AS, memory, memory)
         _lower(resource.RLIMIT_CORE, 0, 0)
@@ -95,9 +91,13 @@ def _limits(cpu: int, memory: int, mask: set):
     return apply
 
 
-def _descendants(root: int) -> list[int]:
-    """Every process below ``root``, from the parent pids in ``/proc/*/stat``."""
+def descendants(root: int, *, living: bool = False) -> list[int]:
+    """Every process below ``root``, from the parent pids in ``/proc/*/stat``.
+
+    With ``living``, zombies are left out (they are dead, and wait for their parent).
+    """
     children: dict[int, list[int]] = {}
+    dead: set[int] = set()
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
@@ -108,12 +108,14 @@ def _descendants(root: int) -> list[int]:
             continue
         fields = text[text.rindex(b")") + 2 :].split()  # the name in brackets may hold spaces
         children.setdefault(int(fields[1]), []).append(int(name))
+        if fields[0] == b"Z":
+            dead.add(int(name))
     found, todo = [], [root]
     while todo:
         for pid in children.get(todo.pop(), ()):
             found.append(pid)
             todo.append(pid)
-    return found
+    return [pid for pid in found if not (living and pid in dead)]
 
 
 def _reap(ended: dict[int, int]) -> None:
@@ -129,22 +131,30 @@ def _reap(ended: dict[int, int]) -> None:
 
 
 def _wait(worker: int, ended: dict[int, int]) -> None:
-    """Until the worker ends, reaping the orphans that end first.
+    """Until the worker ends or a stop signal comes, reaping the orphans that end first.
 
     The worker itself is left unreaped where ``waitid`` allows, so that its process
-    group still exists, and cannot be taken by a new process, when it is killed.
+    group still exists, and cannot be taken by a new process, when it is killed. A
+    child that ends after the look and before ``sigwait`` leaves its SIGCHLD pending,
+    so the wait returns at once and the loop looks again.
     """
     while True:
         if hasattr(os, "waitid"):
-            info = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOWAIT)
-            if info.si_pid == worker:
-                return
-            os.waitpid(info.si_pid, 0)  # an orphan that ended first
+            info = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+            if info is not None:
+                if info.si_pid == worker:
+                    return
+                os.waitpid(info.si_pid, 0)  # an orphan that ended first
+                continue
         else:
-            pid, status = os.waitpid(-1, 0)
-            ended[pid] = os.waitstatus_to_exitcode(status)
-            if pid == worker:
-                return
+            pid, status = os.waitpid(-1, os.WNOHANG)
+            if pid:
+                ended[pid] = os.waitstatus_to_exitcode(status)
+                if pid == worker:
+                    return
+                continue
+        if signal.sigwait(WAITED) in STOP_SIGNALS:
+            return
 
 
 def _kill_all(worker: int | None, linux: bool, ended: dict[int, int]) -> bool:
@@ -160,7 +170,7 @@ def _kill_all(worker: int | None, linux: bool, ended: dict[int, int]) -> bool:
         _reap(ended)
         return False  # nothing tells what left the group
     for attempt in range(ROUNDS):
-        below = _descendants(os.getpid())
+        below = descendants(os.getpid())
         for pid in below:
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
@@ -172,21 +182,18 @@ def _kill_all(worker: int | None, linux: bool, ended: dict[int, int]) -> bool:
 
 
 def main(argv: list[str]) -> None:
-    """Run the worker, wait for it or for a signal, kill all that is left, report, exit."""
+    """Run the worker, wait for it or for a stop signal, kill all that is left, report, exit."""
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, WAITED)  # the worker gets this one back
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # ignored, it would leave nothing to wait for
     parent, cpu, memory = (int(a) for a in argv[:3])
     keep = tuple(int(fd) for fd in argv[3].split(","))
     command = argv[5:]  # after "--"
-    worker, ended, linux = None, {}, False
-    for number in STOP_SIGNALS:
-        signal.signal(number, _stop)
-    signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # ignored, it would leave nothing to wait for
-    try:
-        linux = _prctl(PR_SET_CHILD_SUBREAPER, 1) and _prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-        linux = linux and os.path.isdir("/proc/self")
-        if os.getppid() != parent:  # it died before PR_SET_PDEATHSIG could tell us
-            return
+    worker, ended = None, {}
+    linux = _prctl(PR_SET_CHILD_SUBREAPER, 1) and _prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    linux = linux and os.path.isdir("/proc/self")
+    # The parent may have died before PR_SET_PDEATHSIG, or asked to stop already.
+    if os.getppid() == parent and not signal.sigpending() & set(STOP_SIGNALS):
         env = dict(os.environ, **dict.fromkeys(BLAS_THREADS, "1"))
-        mask = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)  # no Stop mid-fork
         try:
             worker = subprocess.Popen(
                 command,
@@ -197,22 +204,18 @@ def main(argv: list[str]) -> None:
                 preexec_fn=_limits(cpu, memory, mask),
                 env=env,
             ).pid
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-        for fd in keep:
+        except Exception as error:  # the worker could not start: say why, on standard error
+            with contextlib.suppress(OSError):
+                os.write(2, f"posenc checker: cannot run the solution: {error}\n".encode())
+    for fd in keep:
+        with contextlib.suppress(OSError):
             os.close(fd)
+    if worker is not None:
         _say({"worker": worker})
         _wait(worker, ended)
-    except Stop:
-        pass
-    except Exception as error:  # the worker could not start: say why, on standard error
-        with contextlib.suppress(OSError):
-            os.write(2, f"posenc checker: cannot run the solution: {error}\n".encode())
-    finally:
-        signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
-        clean = _kill_all(worker, linux, ended)
-        _say({"returncode": ended.get(worker), "clean": clean})
-        os._exit(0)
+    clean = _kill_all(worker, linux, ended)
+    _say({"returncode": ended.get(worker), "clean": clean})
+    os._exit(0)
 
 
 if __name__ == "__main__":
