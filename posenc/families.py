@@ -15,7 +15,7 @@ A model type with no entry is an ordinary decoder: ``rotate_half`` pairing (coor
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 __all__ = ["FAMILIES", "Family", "family"]
 
@@ -42,6 +42,11 @@ class Family:
         A position-dependent scale on the queries: "llama4" (NoPE layers only,
         ``attn_temperature_tuning``), "llama4_beta" (every layer, the
         ``llama_4_scaling_beta`` of ``rope_parameters``).
+    softmax_mscale : bool
+        The attention's softmax scale is multiplied by ``mscale(factor, mscale_all_dim)**2``,
+        ``mscale(s, m) = 0.1 m ln s + 1`` (1 when ``s <= 1``), when the ``rope_type`` is
+        not "default" and ``mscale_all_dim`` is set and non-zero (DeepSeek-V2's
+        ``yarn_apply_mscale``, copied by the MLA families after it).
     mrope : str or None
         How a multimodal text model splits its pairs among the temporal, height and
         width axes (:mod:`posenc.layouts`): "chunked", "interleaved_thw", "ernie",
@@ -88,6 +93,7 @@ class Family:
     pairing_default: bool = False
     nope: str | None = None
     temperature: str | None = None
+    softmax_mscale: bool = False
     mrope: str | None = None
     mrope_section: tuple[int, ...] | None = None
     labels: tuple[str, ...] = ()
@@ -378,6 +384,33 @@ for _module, _names in (
     ("sam3_tracker_video", "sam3_tracker_video"),
 ):
     _put(_names, _module, unsupported=_MEMORY)
+
+# A temperature on the softmax scale, set where the attention class is built: every
+# family whose code calls yarn_apply_mscale (conformance/test_softmax_scale.py finds them
+# in the pinned Transformers and checks each against its attention's scaling). Sarvam-M
+# and Kimi K2 run DeepSeek-V3's classes.
+for _module, _names in (
+    ("axk1", "axk1"),
+    ("axk2", "axk2"),
+    ("bailing_hybrid", "bailing_hybrid"),
+    ("deepseek_v2", "deepseek_v2"),
+    ("deepseek_v3", "deepseek_v3 kimi_k2 sarvam_mla"),
+    ("deepseek_v32", "deepseek_v32"),
+    ("glm4_moe_lite", "glm4_moe_lite"),
+    ("glm_moe_dsa", "glm_moe_dsa"),
+    ("hy_v4", "hy_v4"),
+    ("hy_v4_vl", "hy_v4_vl hy_v4_vl_text"),
+    ("longcat_flash", "longcat_flash"),
+    ("minicpm3", "minicpm3"),
+    ("mistral4", "mistral4"),
+    ("mistral_large4", "mistral_large4 mistral_large4_text"),
+    ("youtu", "youtu"),
+):
+    for _name in _names.split():
+        _entry = FAMILIES.get(
+            _name, Family(source=f"transformers/models/{_module}/modeling_{_module}.py")
+        )
+        FAMILIES[_name] = replace(_entry, softmax_mscale=True)
 
 
 def family(model_type: str | None) -> Family:

@@ -51,7 +51,7 @@ import numpy as np
 from posenc import _files, _validate
 from posenc.families import FAMILIES, Family, family
 from posenc.rope import _PARAMETERS, SCHEMES, _length, inv_freq
-from posenc.temperature import Temperature
+from posenc.temperature import Temperature, mscale
 
 __all__ = [
     "CONFIG_LIMIT",
@@ -883,6 +883,19 @@ def _temperatures(part, fam: Family, rope, *, rotates: bool, params=None) -> tup
                 },
             )
         )
+    if fam.softmax_mscale and rope is not None and rope.scheme != "default" and params:
+        # Transformers reads rope_parameters["factor"] and ["mscale_all_dim"] as saved.
+        all_dim = params.get("mscale_all_dim") or 0
+        if all_dim:
+            s = _validate.real("factor", params.get("factor"))
+            m = mscale(s, _validate.real("mscale_all_dim", all_dim))
+            temps.append(
+                Temperature(
+                    "softmax",
+                    "the softmax scale",
+                    {"factor": m * m, "scaling": s, "mscale_all_dim": all_dim},
+                )
+            )
     if fam.temperature == "llama4_beta" and rotates and params is not None:
         beta = params.get("llama_4_scaling_beta")
         length = params.get("original_max_position_embeddings")

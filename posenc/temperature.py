@@ -15,12 +15,17 @@ at position 100,000 as at 1,000. Three rules are shipped, in three places:
   ``llama_4_scaling_beta`` of ``rope_parameters`` and ``L0`` its
   ``original_max_position_embeddings``.
 
+- **DeepSeek-V2 and the MLA families after it** multiply the softmax scale by
+  ``mscale(s, mscale_all_dim)**2``, ``mscale(s, m) = 0.1 m ln s + 1`` (:func:`mscale`),
+  when the rotary is scaled: the same factor on every logit, rotated part and content part.
+
 A factor on the queries multiplies each logit once; one on the cos and sin caches twice.
 
 References
 ----------
 - Transformers 5.24, ``models/llama4/modeling_llama4.py`` (``attn_temperature_tuning``),
-  ``models/ministral3/modeling_ministral3.py`` (``get_llama_4_attn_scale``).
+  ``models/ministral3/modeling_ministral3.py`` (``get_llama_4_attn_scale``),
+  ``models/deepseek_v3/modeling_deepseek_v3.py`` (``yarn_apply_mscale``).
 - B. Peng et al., "YaRN", ICLR 2024, arXiv:2309.00071 (the factor ``0.1 ln s + 1``).
 """
 
@@ -34,7 +39,7 @@ from numpy.typing import ArrayLike
 
 from posenc import _validate
 
-__all__ = ["Temperature", "llama4", "llama4_beta"]
+__all__ = ["Temperature", "llama4", "llama4_beta", "mscale"]
 
 
 def _positions(positions: ArrayLike) -> np.ndarray:
@@ -76,13 +81,31 @@ def llama4_beta(positions: ArrayLike, beta: float, length: int) -> np.ndarray:
     return 1.0 + b * np.log1p(np.floor(p / length))
 
 
+def mscale(factor: float, m: float = 1.0) -> float:
+    """YaRN's ``0.1 m ln s + 1`` for a scale factor ``s`` above 1, else 1.
+
+    DeepSeek's attention multiplies its softmax scale by ``mscale(s, mscale_all_dim)**2``.
+
+    >>> round(mscale(40.0, 1.0) ** 2, 6)
+    1.873854
+    >>> mscale(1.0, 1.0)
+    1.0
+    """
+    s = _validate.real("factor", factor)
+    m = _validate.real("m", m)
+    if s <= 1:
+        return 1.0
+    return 0.1 * m * float(np.log(s)) + 1.0
+
+
 @dataclass(frozen=True)
 class Temperature:
     """A temperature a kind of layer applies: its rule, where it applies, its parameters.
 
     ``rule`` is "cache" (YaRN's or LongRoPE's factor on the cos and sin caches, ``params``
-    holding ``factor``), "llama4" (``attn_scale``, ``floor_scale``) or "llama4_beta"
-    (``beta``, ``length``); ``applied`` says where, in words.
+    holding ``factor``), "softmax" (a factor on the softmax scale, ``params`` holding
+    ``factor``, the one on the logits), "llama4" (``attn_scale``, ``floor_scale``) or
+    "llama4_beta" (``beta``, ``length``); ``applied`` says where, in words.
     """
 
     rule: str
@@ -94,6 +117,8 @@ class Temperature:
         p = _positions(positions)
         if self.rule == "cache":
             return np.full(p.shape, float(self.params["factor"]) ** 2)
+        if self.rule == "softmax":
+            return np.full(p.shape, float(self.params["factor"]))
         if self.rule == "llama4":
             return llama4(p, self.params["attn_scale"], self.params["floor_scale"])
         if self.rule == "llama4_beta":
@@ -105,6 +130,8 @@ class Temperature:
         if self.rule == "cache":
             a = float(self.params["factor"])
             return f"cos and sin times {a:.6g} (logits times {a * a:.6g})"
+        if self.rule == "softmax":
+            return f"times {float(self.params['factor']):.6g} (every logit)"
         if self.rule == "llama4":
             return (
                 f"queries times 1 + {self.params['attn_scale']:g} ln(floor((p + 1) / "

@@ -156,20 +156,23 @@ def read_rules(stem: str) -> tuple[set[str], float | None]:
 
 
 def posenc_softmax(stem: str) -> float | None:
-    """DeepSeek V3's softmax factor m(s, mscale_all_dim)^2 from posenc's reading, or None.
+    """The factor posenc reads on a config's softmax scale (rule "softmax"), or None.
 
-    posenc records the caches' factor only; the placement on the softmax scale is
-    Transformers' (yarn_apply_mscale in modeling_deepseek_v3.py), for the text model types
-    it builds as DeepSeek V3 or V3.2.
+    posenc gives it to the families whose attention calls yarn_apply_mscale
+    (posenc.families, checked against each family's attention by make conformance).
     """
     reading = model_config.read_model(CONFIG_DIR / f"{stem}.json")
-    if reading.model_type not in DEEPSEEK_TYPES:
+    factors = {
+        float(t.on_logits([0])[0])
+        for kind in reading.kinds
+        for t in kind.temperatures
+        if t.rule == "softmax"
+    }
+    if not factors:
         return None
-    (kind,) = reading.kinds
-    params = kind.rope.params if kind.rope is not None else {}
-    if not params.get("mscale_all_dim"):
-        return None
-    return rope.yarn_mscale(params["factor"], params["mscale_all_dim"]) ** 2
+    if len(factors) > 1:
+        raise ValueError(f"{stem}: kinds of layer with different softmax factors {factors}")
+    return factors.pop()
 
 
 def block(angle: sp.Expr) -> sp.Matrix:
@@ -676,13 +679,13 @@ def checks(rec: Recorder) -> None:
         )
         with mpmath.workdps(50):
             ref = (1 + scaling["mscale_all_dim"] * mpmath.log(scaling["factor"]) / 10) ** 2
-        soft = rope.yarn_mscale(factor, kind.rope.params["mscale_all_dim"]) ** 2
+        soft = posenc_softmax(stem)
         rec.close(
             f"{stem}: the softmax scale's factor m(s, mscale_all_dim)^2",
             soft,
             sp.Float(ref, 50),
             tol=1e-15,
-            scope="posenc.rope.yarn_mscale on posenc's reading, against mpmath on the raw JSON",
+            scope="the softmax temperature posenc reads, against mpmath on the raw JSON",
             quantity=f"{tag}_softmax",
             show=Show(sig=4),
         )

@@ -168,6 +168,37 @@ def test_ministral3_scales_every_query():
     assert factors.tolist() == pytest.approx([1, 1 + beta * math.log(2), 1 + beta * math.log(4)])
 
 
+def _softmax(reading) -> list[float]:
+    return [
+        t.params["factor"] for k in reading.kinds for t in k.temperatures if t.rule == "softmax"
+    ]
+
+
+@pytest.mark.parametrize("name", ["deepseek-v3.json", "deepseek-v3.2-exp.json"])
+def test_deepseek_scales_its_softmax(name):
+    # modeling_deepseek_v3.py, yarn_apply_mscale: scale * (0.1 mscale_all_dim ln s + 1)^2.
+    scaling = raw(name)["rope_scaling"]
+    with mpmath.workdps(30):
+        want = (1 + scaling["mscale_all_dim"] * mpmath.log(scaling["factor"]) / 10) ** 2
+    reading = read_model(CONFIGS / name)
+    factors = _softmax(reading)
+    assert factors and all(f == pytest.approx(float(want), rel=1e-15) for f in factors)
+    assert reading.kinds[0].rope.inv_freq()[1] == 1.0  # mscale == mscale_all_dim: caches at 1
+
+
+def test_no_softmax_factor_without_scaling_mscale_all_dim_or_the_family():
+    config = raw("deepseek-v3.json")
+    del config["rope_scaling"]
+    assert _softmax(read_model(config)) == []
+    config = raw("deepseek-v3.json")
+    config["rope_scaling"] = {**config["rope_scaling"], "mscale_all_dim": 0}
+    assert _softmax(read_model(config)) == []
+    # An ordinary decoder's attention never reads mscale_all_dim.
+    llama = raw("llama-2-7b.json")
+    llama["rope_scaling"] = {**raw("deepseek-v3.json")["rope_scaling"]}
+    assert _softmax(read_model(llama)) == []
+
+
 # --------------------------------------------------------------------------------------
 # Precedence, widths and families.
 
