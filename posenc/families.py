@@ -63,8 +63,10 @@ class Family:
     width : dict
         Config keys the family keeps the head width under, by the name the rotary code
         reads (the config class's ``attribute_map``).
-    default_theta : float or None
-        The base the config class falls back to when the config holds none.
+    default_theta : float, dict or None
+        The base the config class falls back to when the config holds none; a dict maps
+        layer types to bases ("sliding_attention" and "full_attention", whose base every
+        other type takes). None: 10,000.
     window_pattern : int or None
         Without ``layer_types``, every ``sliding_window_pattern``-th layer is global (the
         rest sliding); this is the class default of the pattern when the config has none.
@@ -100,7 +102,7 @@ class Family:
     blocks: dict[str, str] = field(default_factory=dict)
     rotated_key: str | None = None
     width: dict[str, str] = field(default_factory=dict)
-    default_theta: float | None = None
+    default_theta: float | dict[str, float] | None = None
     window_pattern: int | None = None
     legacy: str | None = None
     scheme_aliases: dict[str, str] = field(default_factory=dict)
@@ -411,6 +413,52 @@ for _module, _names in (
             _name, Family(source=f"transformers/models/{_module}/modeling_{_module}.py")
         )
         FAMILIES[_name] = replace(_entry, softmax_mscale=True)
+
+# The base that Transformers gives a config that saves no rope_theta: its config class's
+# default_theta (BailingHybrid: its rope_theta field), 10,000 where the class sets none;
+# one per layer type where the class keeps a global and a local one (the local for
+# sliding-window layers). conformance/test_default_theta.py strips rope_theta from every
+# family's default config and compares posenc's bases with those Transformers builds.
+_GEMMA_THETAS = {"full_attention": 1_000_000.0, "sliding_attention": 10_000.0}
+_BERT_THETAS = {"full_attention": 160_000.0, "sliding_attention": 10_000.0}
+for _theta, _names in (
+    (100.0, "gemma4_vision"),
+    (1_000.0, "nomic_bert"),
+    (20_000.0, "jina_embeddings_v3 pe_audio_encoder pe_audio_video_encoder pe_video_encoder"),
+    (100_000.0, "helium"),
+    (150_000.0, "gpt_oss openai_privacy_filter"),
+    (160_000.0, "gte"),
+    (
+        500_000.0,
+        "EvollaModel evolla bitnet blt blt_global_transformer blt_local_decoder"
+        " blt_local_encoder cohere csm csm_depth_decoder_model ernie4_5 ernie4_5_moe"
+        " ernie4_5_vl_moe ernie4_5_vl_moe_text exaone flex_olmo mllama mllama_text_model"
+        " muse_glimmer_assistant olmo3 paddleocr_vl paddleocr_vl_text qwen3_vl qwen3_vl_text"
+        " qwen3_vl_moe qwen3_vl_moe_text",
+    ),
+    (
+        1_000_000.0,
+        "cwm emu3 emu3_text_model lfm2 lfm2_moe lfm3 lfm3_vl lfm3_vl_vision minimax mixtral"
+        " phimoe qwen2_5_omni qwen2_5_omni_talker qwen2_5_omni_text qwen2_5_omni_thinker"
+        " qwen2_5_vl qwen2_5_vl_text qwen2_vl qwen2_vl_text solar_open",
+    ),
+    (2_000_000.0, "smollm3"),
+    (5_000_000.0, "minimax_m2 minimax_m3_vl minimax_m3_vl_text"),
+    (6_000_000.0, "bailing_hybrid"),
+    (8_000_000.0, "sarvam_moe"),
+    (10_000_000.0, "longcat_flash"),
+    (11_158_840.0, "hy_v3"),
+    (12_000_000.0, "apertus apertus1p5 apertus1p5_text"),
+    (80_000_000.0, "dots3_note dots3_note_text"),
+    (100_000_000.0, "cosmos3_edge cosmos3_edge_text"),
+    (
+        _GEMMA_THETAS,
+        "gemma3n gemma3n_text neomme t5gemma2 t5gemma2_decoder t5gemma2_encoder t5gemma2_text",
+    ),
+    (_BERT_THETAS, "modernbert modernbert-decoder pe_audio pe_audio_video pe_video"),
+):
+    for _name in _names.split():
+        FAMILIES[_name] = replace(FAMILIES.get(_name, Family()), default_theta=_theta)
 
 
 def family(model_type: str | None) -> Family:

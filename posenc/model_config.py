@@ -562,7 +562,6 @@ def _parameters(part: Mapping[str, Any], fam: Family, notes: list[str]):
                 f"{_validate.shown(value)}"
             )
     top_theta = part.get("rope_theta")
-    default = fam.default_theta if fam.default_theta is not None else 10000.0
     if fam.legacy == "gemma3":
         return _gemma3_parameters(part, given, notes)
     if given["rope_scaling"]:  # Transformers: rope_parameters = rope_scaling or rope_parameters
@@ -573,7 +572,7 @@ def _parameters(part: Mapping[str, Any], fam: Family, notes: list[str]):
     else:
         form, params = "none", {}
 
-    def base_of(kind: Mapping[str, Any]) -> float:
+    def base_of(kind: Mapping[str, Any], group: str = "all") -> float:
         if kind.get("rope_theta") is not None:
             return _config_base("rope_theta", kind["rope_theta"])
         if top_theta is not None:
@@ -581,7 +580,11 @@ def _parameters(part: Mapping[str, Any], fam: Family, notes: list[str]):
         if part.get("rotary_emb_base") is not None:  # GPT-NeoX
             notes.append("rope_theta from rotary_emb_base")
             return _config_base("rotary_emb_base", part["rotary_emb_base"])
-        source = "the family's class default" if fam.default_theta is not None else "unset"
+        default = fam.default_theta
+        if isinstance(default, Mapping):
+            default = default.get(group, default["full_attention"])
+        source = "the family's class default" if default is not None else "unset"
+        default = 10000.0 if default is None else default
         notes.append(f"rope_theta not set: {default:g} ({source})")
         return default
 
@@ -612,7 +615,7 @@ def _gemma3_parameters(part: Mapping[str, Any], given, notes: list[str]):
         notes.append("the sliding layers' base is rope_local_base_freq")
     params["sliding_attention"].setdefault("rope_theta", local)
 
-    def base_of(kind: Mapping[str, Any]) -> float:
+    def base_of(kind: Mapping[str, Any], group: str = "all") -> float:
         return _config_base("rope_theta", kind["rope_theta"])
 
     return form, params, base_of
@@ -789,7 +792,7 @@ def _kind(part, fam: Family, where, group, layers, rotates, kind_params, base_of
         )
     try:
         rope = _read_kind(
-            flat, kind_params, where.partition("[")[0], base_of(kind_params), fam, notes
+            flat, kind_params, where.partition("[")[0], base_of(kind_params, group), fam, notes
         )
     except _NoRotary as why:
         notes.append(str(why))

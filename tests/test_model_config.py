@@ -199,6 +199,35 @@ def test_no_softmax_factor_without_scaling_mscale_all_dim_or_the_family():
     assert _softmax(read_model(llama)) == []
 
 
+# Transformers 5.24's config classes: Qwen2VLTextConfig.default_theta = 1e6,
+# ModernBertConfig.default_theta = {"global": 160000.0, "local": 10000.0},
+# BailingHybridConfig's rope_theta field 6e6; LlamaConfig sets none (1e4).
+@pytest.mark.parametrize(
+    ("config", "want"),
+    [
+        ({"model_type": "qwen2_vl_text", "hidden_size": 1536, "num_attention_heads": 12}, 1e6),
+        ({"model_type": "bailing_hybrid", "head_dim": 128}, 6e6),
+        ({"model_type": "llama", "head_dim": 128}, 1e4),
+    ],
+)
+def test_a_config_without_rope_theta_gets_its_class_default(config, want):
+    reading = read_model(config)
+    assert [k.rope.base for k in reading.kinds] == [want]
+    source = "class default" if want != 1e4 else "unset"
+    assert any(f"rope_theta not set: {want:g}" in n and source in n for n in reading.notes)
+
+
+def test_a_class_default_per_layer_type():
+    config = {
+        "model_type": "modernbert",
+        "hidden_size": 768,
+        "num_attention_heads": 12,
+        "layer_types": ["full_attention", "sliding_attention", "sliding_attention"],
+    }
+    bases = {k.name: k.rope.base for k in read_model(config).kinds}
+    assert bases == {"full_attention": 160_000.0, "sliding_attention": 10_000.0}
+
+
 # --------------------------------------------------------------------------------------
 # Precedence, widths and families.
 
