@@ -16,6 +16,9 @@ A model type with no entry is an ordinary decoder: ``rotate_half`` pairing (coor
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Any
+
+from posenc._class_defaults import DEFAULTS
 
 __all__ = ["FAMILIES", "Family", "family"]
 
@@ -63,6 +66,10 @@ class Family:
     width : dict
         Config keys the family keeps the head width under, by the name the rotary code
         reads (the config class's ``attribute_map``).
+    defaults : dict
+        Constant values the config class gives ``partial_rotary_factor``,
+        ``sliding_window``, ``head_dim`` or ``rotary_dim`` when the config leaves them out
+        (generated from Transformers into ``posenc/_class_defaults.py``).
     default_theta : float, dict or None
         The base the config class falls back to when the config holds none; a dict maps
         layer types to bases ("sliding_attention" and "full_attention", whose base every
@@ -103,6 +110,7 @@ class Family:
     rotated_key: str | None = None
     width: dict[str, str] = field(default_factory=dict)
     default_theta: float | dict[str, float] | None = None
+    defaults: dict[str, Any] = field(default_factory=dict)
     window_pattern: int | None = None
     legacy: str | None = None
     scheme_aliases: dict[str, str] = field(default_factory=dict)
@@ -459,6 +467,9 @@ for _theta, _names in (
 ):
     for _name in _names.split():
         FAMILIES[_name] = replace(FAMILIES.get(_name, Family()), default_theta=_theta)
+
+for _name, _values in DEFAULTS.items():
+    FAMILIES[_name] = replace(FAMILIES.get(_name, Family()), defaults=dict(_values))
 
 
 def family(model_type: str | None) -> Family:

@@ -326,8 +326,12 @@ def _read_kind(
     if partial is None and "rotary_pct" in config:  # GPT-NeoX
         partial = _validate.real("rotary_pct", config["rotary_pct"])
         notes.append("partial_rotary_factor from rotary_pct")
-    head_dim = _head_dim(config, fam, partial, notes)
     key = fam.rotated_key
+    if partial is None and "partial_rotary_factor" in fam.defaults:
+        if key is None or config.get(key) is None:
+            partial = fam.defaults["partial_rotary_factor"]
+            notes.append(f"partial_rotary_factor not set: {partial:g} (the class default)")
+    head_dim = _head_dim(config, fam, partial, notes)
     if partial is None and key is not None and config.get(key) is not None:
         rotated = _validate.integer(key, config[key], minimum=2)
         partial = rotated / head_dim
@@ -530,6 +534,7 @@ def read_model(config: Mapping[str, Any] | str | Path) -> ModelReading:
     fam = family(own if mine else top.get("model_type"))
     if fam.unsupported:
         raise ValueError(f"posenc does not read {model_type}'s position scheme: {fam.unsupported}")
+    part = _class_defaults(part, fam, notes)
     form, params, base_of = _parameters(part, fam, notes)
     num_layers, types = _layer_types(part, params, fam, notes)
     kinds = _kinds(part, fam, form, params, base_of, num_layers, types, notes)
@@ -545,6 +550,25 @@ def read_model(config: Mapping[str, Any] | str | Path) -> ModelReading:
     from posenc.confusions import cautions  # here: it reads a ModelReading
 
     return replace(reading, cautions=tuple(cautions(reading, part, fam)))
+
+
+def _class_defaults(part: Mapping[str, Any], fam: Family, notes: list[str]):
+    """The config with the keys it leaves out that its class fills with a constant.
+
+    ``head_dim``, ``sliding_window`` and, where the family's code reads it, ``rotary_dim``
+    here (a key present with null is kept: the class reads null as "none");
+    ``partial_rotary_factor`` in :func:`_read_kind`, after the other places it may come
+    from.
+    """
+    filled = dict(part)
+    for key, value in fam.defaults.items():
+        if key == "partial_rotary_factor" or key in part or fam.width.get(key, key) in part:
+            continue
+        if key == "rotary_dim" and fam.rotated_key != "rotary_dim":  # its code never reads it
+            continue
+        filled[key] = value
+        notes.append(f"{key} not set: {value:g} (the config class's default)")
+    return filled
 
 
 def _parameters(part: Mapping[str, Any], fam: Family, notes: list[str]):

@@ -228,6 +228,42 @@ def test_a_class_default_per_layer_type():
     assert bases == {"full_attention": 160_000.0, "sliding_attention": 10_000.0}
 
 
+# Transformers 5.24's config classes: Gemma2Config head_dim=256, sliding_window=4096;
+# GPTNeoXConfig partial_rotary_factor 0.25; GPTJConfig rotary_dim=64.
+def test_keys_left_out_get_the_class_constants():
+    gemma2 = {
+        "model_type": "gemma2",
+        "hidden_size": 2304,
+        "num_attention_heads": 8,
+        "num_hidden_layers": 4,
+        "layer_types": ["sliding_attention", "full_attention"] * 2,
+        "rope_theta": 10000.0,
+    }
+    reading = read_model(gemma2)
+    assert {k.rope.head_dim for k in reading.kinds} == {256}  # not 2304 / 8 = 288
+    window = {k.name: k.sliding_window for k in reading.kinds}
+    assert window["sliding_attention"] == 4096
+    assert any("sliding_window not set: 4096" in n for n in reading.notes)
+    neox = {"model_type": "gpt_neox", "hidden_size": 6144, "num_attention_heads": 64}
+    assert read_model(neox).kinds[0].rotary_dim == 24  # 96 * 0.25
+    gptj = {"model_type": "gptj", "n_embd": 4096, "n_head": 16}
+    assert read_model(gptj).kinds[0].rotary_dim == 64
+
+
+def test_a_key_saved_as_null_is_not_replaced():
+    gemma2 = {
+        "model_type": "gemma2",
+        "hidden_size": 2304,
+        "num_attention_heads": 8,
+        "head_dim": 256,
+        "sliding_window": None,
+        "num_hidden_layers": 2,
+        "layer_types": ["sliding_attention", "full_attention"],
+    }
+    window = {k.name: k.sliding_window for k in read_model(gemma2).kinds}
+    assert window["sliding_attention"] is None
+
+
 # --------------------------------------------------------------------------------------
 # Precedence, widths and families.
 

@@ -1,0 +1,112 @@
+"""What posenc reads from a config that leaves out a key its config class fills in.
+
+A config.json may leave out ``partial_rotary_factor``, ``sliding_window``, ``head_dim``
+or ``rotary_dim``; Transformers then builds the model with the config class's default.
+posenc keeps the constant ones in ``posenc/_class_defaults.py``, generated from the
+pinned Transformers by ``tools/class_defaults.py``. Two checks:
+
+- the module is what the tool writes from the installed Transformers (not stale);
+- for every zoo family and every such key in its default config: the config without the
+  key (at the top and in a flat ``rope_parameters``), read by posenc, gives the same
+  reading as the config the class fills in and saves again. The pairs where it does not
+  are listed in ``KNOWN`` with the reason; a listed pair that starts to agree fails too,
+  so the list cannot go stale.
+"""
+
+from __future__ import annotations
+
+import copy
+import sys
+from pathlib import Path
+
+import pytest
+from _zoo_compare import reading_record
+from _zoo_enumerate import err, quiet, zoo_families
+
+from posenc.model_config import read_model
+
+ROOT = Path(__file__).resolve().parents[1]
+KEYS = ("partial_rotary_factor", "sliding_window", "head_dim", "rotary_dim")
+
+_NESTED = "its rope_parameters are per layer type, where the tool does not read a default"
+#: (model type, key): why posenc's reading without the key differs from Transformers'.
+KNOWN = {
+    ("dots3_note", "partial_rotary_factor"): _NESTED,
+    ("dots3_note_text", "partial_rotary_factor"): _NESTED,
+    ("neomme", "partial_rotary_factor"): _NESTED,
+    ("deepseek_v4", "partial_rotary_factor"): (
+        "the class computes it, qk_rope_head_dim / head_dim = 64 / 512; without it posenc"
+        " reads a 64-wide head rotated in full: the same 32 speeds, another head width"
+    ),
+    ("mistral4", "partial_rotary_factor"): (
+        "the class computes it, qk_rope_head_dim / head_dim = 64 / 128; without it posenc"
+        " reads a 64-wide head rotated in full: the same 32 speeds, another head width"
+    ),
+}
+
+
+def test_the_table_is_what_the_pinned_transformers_gives(capsys):
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import class_defaults
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+    assert class_defaults.main(["--check"]) == 0, capsys.readouterr().out
+
+
+def _without(value, key: str):
+    if isinstance(value, dict):
+        return {k: _without(v, key) for k, v in value.items() if k != key}
+    if isinstance(value, list):
+        return [_without(v, key) for v in value]
+    return value
+
+
+def _has(value, key: str) -> bool:
+    if isinstance(value, dict):
+        return key in value or any(_has(v, key) for v in value.values())
+    if isinstance(value, list):
+        return any(_has(v, key) for v in value)
+    return False
+
+
+def _reading(config: dict) -> dict:
+    record = reading_record(read_model(config))
+    record.pop("path", None)
+    return record
+
+
+def _cases():
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+    out = []
+    for model_type in zoo_families():
+        try:
+            with quiet():
+                saved = CONFIG_MAPPING[model_type]().get_text_config().to_dict()
+        except Exception:  # its own defaults do not build (test_zoo says so)
+            continue
+        out += [(model_type, key) for key in KEYS if _has(saved, key)]
+    return out
+
+
+@pytest.mark.parametrize(("model_type", "key"), _cases())
+def test_a_left_out_key_reads_as_transformers_fills_it(model_type, key):
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+    with quiet():
+        text = CONFIG_MAPPING[model_type]().get_text_config()
+        stripped = _without(text.to_dict(), key)
+        try:
+            filled = type(text)(**copy.deepcopy(stripped)).to_dict()
+        except Exception as error:  # the class needs the key: nothing to compare
+            pytest.skip(f"Transformers: {err(error)}")
+    try:
+        want = _reading(filled)
+    except ValueError as error:  # posenc refuses the family, and says why
+        pytest.skip(f"posenc: {err(error)}")
+    same = _reading(stripped) == want
+    if (model_type, key) in KNOWN:
+        assert not same, f"listed as known, but now agrees: {KNOWN[model_type, key]}"
+    else:
+        assert same
