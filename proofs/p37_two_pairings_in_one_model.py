@@ -1,0 +1,730 @@
+"""Proposition 37 (two pairings in one model: the sparse-attention indexer's rotary).
+
+Let r be even, h = r/2, and let a rotary part turn pair i by the angle p w_i at position
+p, with any speeds w_i. Weights trained with the adjacent pairing (pair i in coordinates
+2i, 2i + 1) give rotated parts u, v of a query and a key. Code that applies the split-half
+pairing (pair i in coordinates i, i + h) to them computes, for the query at m and the key
+at n, with j = n - m,
+
+    s_half(j) = sum_i cos(j w_i) (u_i v_i + u_(i+h) v_(i+h))
+                    + sin(j w_i) (u_(i+h) v_i - u_i v_(i+h)),
+
+still a function of the offset only, but not the trained score
+s_adj(j) = u^T R_adj(j) v: it turns coordinate i of the trained vector, which belongs to
+trained pair floor(i/2), together with coordinate i + h, which belongs to another, at
+the speed w_i. It is the trained model fed P^T u and P^T v (Proposition 23's P). Every
+trained coordinate c but c = 0 and c = r - 1 turns at another speed, w_(c mod h) instead
+of w_(floor(c/2)). The two scores agree at j = 0; at offset 1 the largest difference over
+unit u, v for DeepSeek-V3.2's indexer speeds is about 1.36, at offset 2 about 1.95, of a
+possible 2.
+
+The fix: permute the rows of the indexer's W_q by I_H (x) diag(P, I_(D - r)) and of its
+key projection by diag(P, I_(D - r)) (P inside the rotated slice of each index head,
+the rest untouched). The split-half code then computes exactly the trained index scores,
+hence the same top-k keys. Without it the selection changes: with keys equal to the
+query's content e_h at offsets 1 to 8, the trained model's top two are offsets 1 and 2,
+the split-half code's offsets 6 and 7. Up to index_topk keys nothing changes at all:
+every key is selected.
+
+In the pinned Transformers (5.24, transcribed here, not imported) DeepSeek-V3.2's
+indexer rotates split-half and its MLA part interleaved; GLM-MoE-DSA (GLM-5) rotates
+both interleaved. Of the configs kept in data/configs only DeepSeek-V3.2-Exp has an
+indexer; posenc reads it and its caution, compared with the raw JSON.
+
+Uses: 12, 23.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from posenc import model_config
+from posenc.rotary import pairing_permutation, rotary
+from proofs import kit
+from proofs.exact import minus, product
+from proofs.kit import Misreading, Recorder, Show, Witness
+
+NUMBER = 37
+TITLE = "Two pairings in one model: an indexer read with the other pairing picks other keys"
+USES = (12, 23)
+
+# The toy selection of step 5: keys at offsets 1 .. toy_keys, all equal to the query's
+# content, and the top toy_top of them; the random indexers of step 4 (queries, keys,
+# model width, the top-k kept); the offset of the misreadings' witnesses.
+INPUTS = {
+    "toy_keys": 8,
+    "toy_top": 2,
+    "models_queries": 24,
+    "models_keys": 96,
+    "models_width": 32,
+    "models_top": 16,
+    "witness_offset": 3,
+}
+
+ROOT = Path(kit.__file__).resolve().parent.parent
+CONFIG_DIR = ROOT / "data/configs"
+DEEPSEEK = "deepseek-v3.2-exp"
+#: The config keys of a sparse-attention indexer (DeepseekV32Config, GlmMoeDsaConfig).
+INDEXER_KEYS = ("index_topk", "index_head_dim", "index_n_heads")
+#: Transcribed from Transformers 5.24, models/<family>/modeling_<family>.py: the rotary
+#: call of the attention's (MLA) rotary part and of the indexer. DeepseekV32Attention
+#: calls apply_rotary_pos_emb_interleave; DeepseekV32Indexer calls apply_rotary_pos_emb
+#: ("The indexer uses NON-interleaved (half-split) RoPE"). GlmMoeDsaAttention and
+#: GlmMoeDsaIndexer both call apply_rotary_pos_emb_interleave. Neither family reads a
+#: config key for either choice (DeepseekV32Config deletes rope_interleave).
+FAMILY_PAIRINGS = {
+    "deepseek_v32": {"attention": "interleaved", "indexer": "half"},
+    "glm_moe_dsa": {"attention": "interleaved", "indexer": "interleaved"},
+}
+#: DeepseekV32Config's class defaults (configuration_deepseek_v32.py, 5.24).
+V32_DEFAULTS = {"index_topk": 2048, "index_head_dim": 128, "index_n_heads": 64}
+
+
+# -- symbolic rotary ------------------------------------------------------------------
+
+
+def pair_places(width: int, pairing: str) -> list[tuple[int, int]]:
+    """Where pair i sits: (2i, 2i + 1) adjacent, (i, i + width/2) split-half."""
+    half = width // 2
+    if pairing == "adjacent":
+        return [(2 * i, 2 * i + 1) for i in range(half)]
+    return [(i, i + half) for i in range(half)]
+
+
+def speeds(count: int) -> list[sp.Symbol]:
+    """Arbitrary positive speeds w_0 .. w_(count-1)."""
+    return list(sp.symbols(f"w0:{count}", positive=True))
+
+
+def rotation(angle: sp.Expr, width: int, pairing: str, w: list, full: int | None = None):
+    """R(angle): pair i of the first ``width`` coordinates turned by angle w_i.
+
+    With ``full`` > width, the other coordinates pass through (a rotated slice, as in an
+    index head).
+    """
+    size = full or width
+    matrix = sp.eye(size)
+    for i, (a, b) in enumerate(pair_places(width, pairing)):
+        c, s = sp.cos(angle * w[i]), sp.sin(angle * w[i])
+        matrix[a, a], matrix[a, b], matrix[b, a], matrix[b, b] = c, -s, s, c
+    return matrix
+
+
+def vector(name: str, size: int) -> sp.Matrix:
+    return sp.Matrix(sp.symbols(f"{name}_0:{size}", real=True))
+
+
+def dot(a: sp.Matrix, b: sp.Matrix) -> sp.Expr:
+    return (a.T * b)[0, 0]
+
+
+def closed_form(u: sp.Matrix, v: sp.Matrix, j: sp.Expr, w: list) -> sp.Expr:
+    """The split-half code's score of adjacent-trained u, v at offset j, term by term."""
+    h = u.rows // 2
+    return sp.Add(
+        *(
+            sp.cos(j * w[i]) * (u[i] * v[i] + u[i + h] * v[i + h])
+            + sp.sin(j * w[i]) * (u[i + h] * v[i] - u[i] * v[i + h])
+            for i in range(h)
+        )
+    )
+
+
+def slice_move(rotated: int, full: int) -> sp.Matrix:
+    """diag(P, I): P (P e_c = e_(p_c), p = pairing_permutation) on the rotated slice only."""
+    matrix = sp.zeros(full, full)
+    p = pairing_permutation(rotated).tolist()
+    for c in range(full):
+        matrix[p[c] if c < rotated else c, c] = 1
+    return matrix
+
+
+# -- Transformers 5.24, transcribed (numpy) -------------------------------------------
+# DeepseekV32RotaryEmbedding.forward, with attention_scaling 1 (DeepSeek's YaRN has
+# mscale = mscale_all_dim); rotate_half and apply_rotary_pos_emb; and
+# apply_rotary_pos_emb_interleave, as in models/deepseek_v32/modeling_deepseek_v32.py.
+
+
+def hf_cos_sin(positions: np.ndarray, inv_freq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    freqs = positions[:, None] * inv_freq[None, :]  # (T, r/2)
+    emb = np.concatenate([freqs, freqs], axis=-1)  # (T, r)
+    return np.cos(emb), np.sin(emb)
+
+
+def hf_rotate_half(x: np.ndarray) -> np.ndarray:
+    half = x.shape[-1] // 2
+    return np.concatenate([-x[..., half:], x[..., :half]], axis=-1)
+
+
+def hf_apply_half(x: np.ndarray, cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
+    return x * cos + hf_rotate_half(x) * sin
+
+
+def hf_apply_interleave(x: np.ndarray, cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
+    cos = cos[..., : cos.shape[-1] // 2]  # the first half holds each pair's angle
+    sin = sin[..., : sin.shape[-1] // 2]
+    x1, x2 = x[..., 0::2], x[..., 1::2]
+    return np.concatenate([x1 * cos - x2 * sin, x2 * cos + x1 * sin], axis=-1)
+
+
+def hf_index_scores(q, k, weights, rope_width, q_pos, k_pos, inv_freq, apply):
+    """DeepseekV32Indexer.forward from its projections on: q (S, H, D), k (T, D), weights (S, H).
+
+    The first rope_width coordinates of each head turn, the rest pass; scores
+    relu(q . k) / sqrt(D), weighted by weights / sqrt(H) and summed over heads: (S, T).
+    """
+    heads, width = q.shape[1], q.shape[2]
+    cos_q, sin_q = hf_cos_sin(q_pos, inv_freq)  # (S, r)
+    cos_k, sin_k = hf_cos_sin(k_pos, inv_freq)  # (T, r)
+    q_rot = apply(q[..., :rope_width], cos_q[:, None, :], sin_q[:, None, :])  # (S, H, r)
+    k_rot = apply(k[..., :rope_width], cos_k, sin_k)  # (T, r)
+    q = np.concatenate([q_rot, q[..., rope_width:]], axis=-1)  # (S, H, D)
+    k = np.concatenate([k_rot, k[..., rope_width:]], axis=-1)  # (T, D)
+    scores = np.maximum(np.einsum("shd,td->sht", q, k) * width**-0.5, 0.0)  # (S, H, T)
+    return np.einsum("sh,sht->st", weights * heads**-0.5, scores)  # (S, T)
+
+
+def top(scores: np.ndarray, count: int) -> list[frozenset[int]]:
+    """index_scores.topk(min(count, T)): the chosen keys of each query, as sets."""
+    kept = min(count, scores.shape[-1])
+    return [frozenset(np.argsort(-row, kind="stable")[:kept].tolist()) for row in scores]
+
+
+# -- the configs ------------------------------------------------------------------------
+
+
+def raw_part(stem: str) -> dict:
+    raw = json.loads((CONFIG_DIR / f"{stem}.json").read_text())
+    return raw.get("text_config", raw)
+
+
+def deepseek_speeds() -> np.ndarray:
+    """The rotary speeds of DeepSeek-V3.2-Exp as posenc reads them (YaRN, factor 40)."""
+    return model_config.read_model(CONFIG_DIR / f"{DEEPSEEK}.json").kinds[0].inv_freq
+
+
+def score_50(coordinate: int, offset: int, speed: float) -> mpmath.mpf:
+    """e_c^T R(offset) e_c = cos(offset * speed) at 50 digits (the speed as a float64)."""
+    with mpmath.workdps(50):
+        return mpmath.cos(offset * mpmath.mpf(speed))
+
+
+def difference_norm(w: np.ndarray, offset: int, digits: int | None = None):
+    """|| R_adj(offset) - R_half(offset) ||_2 for speeds w: float64, or mpmath at ``digits``."""
+    h = w.size
+    if digits is None:
+        a = np.zeros((2 * h, 2 * h))  # (r, r)
+        for i in range(h):
+            c, s = np.cos(offset * w[i]), np.sin(offset * w[i])
+            for (x, y), sign in (((2 * i, 2 * i + 1), 1), ((i, i + h), -1)):
+                a[x, x] += sign * c
+                a[x, y] -= sign * s
+                a[y, x] += sign * s
+                a[y, y] += sign * c
+        return float(np.linalg.norm(a, 2))
+    with mpmath.workdps(digits):
+        a = mpmath.zeros(2 * h, 2 * h)
+        for i in range(h):
+            angle = offset * mpmath.mpf(float(w[i]))
+            c, s = mpmath.cos(angle), mpmath.sin(angle)
+            for (x, y), sign in (((2 * i, 2 * i + 1), 1), ((i, i + h), -1)):
+                a[x, x] += sign * c
+                a[x, y] -= sign * s
+                a[y, x] += sign * s
+                a[y, y] += sign * c
+        return max(mpmath.svd_r(a, compute_uv=False))
+
+
+def checks(rec: Recorder) -> None:
+    m, n, j = sp.symbols("m n j", real=True)
+
+    # Step 1. What the split-half code computes. For adjacent-trained u, v it turns
+    # coordinates i and i + h together at w_i: the score at (m, n) is the closed form at
+    # j = n - m, a function of the offset only (both rotations are rotary ones).
+    rec.instances(
+        "<R_half(m) u, R_half(n) v> = the closed form at j = n - m",
+        (
+            (
+                f"r = {r}",
+                dot(rotation(m, r, "half", speeds(r // 2)) * vector("u", r),
+                    rotation(n, r, "half", speeds(r // 2)) * vector("v", r))
+                # cos((n - m) w) and sin((n - m) w) written by the angle-difference
+                # formulas, so that expanding the difference is enough to cancel it.
+                - sp.expand_trig(
+                    sp.expand(closed_form(vector("u", r), vector("v", r), n - m, speeds(r // 2)))
+                ),
+            )
+            for r in (2, 4, 6, 8)
+        ),
+        scope="r = 2, 4, 6, 8; symbolic u, v, m, n and arbitrary positive speeds w_i",
+    )  # fmt: skip
+    # It is the trained (adjacent) model fed P^T u, P^T v, whose coordinate c is
+    # u_(p_c) (p = posenc's pairing_permutation): trained pair i receives u_i and u_(i+h).
+    # The mirror case (split-half-trained weights under adjacent code) is u -> P u.
+    cases = []
+    for r in (4, 6, 8):
+        p = pairing_permutation(r).tolist()
+        q = np.argsort(pairing_permutation(r)).tolist()
+        u, v, w = vector("u", r), vector("v", r), speeds(r // 2)
+        back_u = sp.Matrix([u[p[c]] for c in range(r)])  # P^T u
+        back_v = sp.Matrix([v[p[c]] for c in range(r)])
+        cases.append(
+            (
+                f"r = {r}, adjacent-trained under split-half code",
+                dot(u, product(rotation(j, r, "half", w), v))
+                - dot(back_u, product(rotation(j, r, "adjacent", w), back_v)),
+            )
+        )
+        moved_u = sp.Matrix([u[q[c]] for c in range(r)])  # P u
+        moved_v = sp.Matrix([v[q[c]] for c in range(r)])
+        cases.append((
+            f"r = {r}, split-half-trained under adjacent code",
+            dot(u, product(rotation(j, r, "adjacent", w), v))
+            - dot(moved_u, product(rotation(j, r, "half", w), moved_v)),
+        ))  # fmt: skip
+    rec.instances(
+        "u^T R_half(j) v = (P^T u)^T R_adj(j) (P^T v), "
+        "and u^T R_adj(j) v = (P u)^T R_half(j) (P v)",
+        cases,
+        scope="r = 4, 6, 8, both directions; symbolic u, v, j and speeds; P from posenc",
+    )
+
+    # Step 2. Each coordinate's speed. e_c^T R(j) e_c = cos(j w) with w the speed of the
+    # pair c sits in: w_(floor(c/2)) adjacent, w_(c mod h) split-half.
+    r = 8
+    w = speeds(r // 2)
+    rec.instances(
+        "e_c^T R_adj(j) e_c = cos(j w_(floor(c/2))) and e_c^T R_half(j) e_c = cos(j w_(c mod h))",
+        (
+            (
+                f"c = {c}, {pairing}",
+                minus(
+                    sp.Matrix([rotation(j, r, pairing, w)[c, c]]),
+                    sp.Matrix([sp.cos(j * w[c // 2 if pairing == "adjacent" else c % (r // 2)])]),
+                ),
+            )
+            for c in range(r)
+            for pairing in ("adjacent", "half")
+        ),
+        scope="r = 8, every coordinate c, both pairings; symbolic j and speeds",
+    )
+    # floor(c/2) = c mod h only for c = 0 and c = r - 1: every even r up to 512.
+    fixed = {r: [c for c in range(r) if c // 2 == c % (r // 2)] for r in range(4, 513, 2)}
+    rec.exact(
+        "even r from 4 to 512 where the coordinates c with floor(c/2) = c mod h "
+        "are not {0, r - 1}",
+        sum(found != [0, r - 1] for r, found in fixed.items()),
+        0,
+        scope=f"{len(fixed)} widths, every coordinate",
+    )
+    rec.exact("widths compared", len(fixed), 255, scope="r = 4, 6, ..., 512: (512 - 4) / 2 + 1")
+    part = raw_part(DEEPSEEK)
+    ds = deepseek_speeds()
+    width = part["qk_rope_head_dim"]
+    rec.exact(
+        "DeepSeek-V3.2-Exp: posenc's rotary speeds number qk_rope_head_dim / 2 of the file",
+        2 * ds.size,
+        width,
+        scope="posenc.model_config.read_model against the raw JSON",
+        quantity="ds_rope_width",
+        show=Show(),
+    )
+    exact = [Fraction(float(x)) for x in ds]
+    rec.exact(
+        "DeepSeek-V3.2-Exp: its speeds strictly decrease, the first is 1 "
+        "(pairs not strictly below the next)",
+        sum(a <= b for a, b in itertools.pairwise(exact)) + int(exact[0] != 1),
+        0,
+        scope=f"the {ds.size} float64 speeds as exact rationals",
+    )
+    half = ds.size
+    moved = sum(exact[c // 2] != exact[c % half] for c in range(width))
+    rec.exact(
+        "DeepSeek-V3.2-Exp: coordinates the split-half code turns at another speed than trained",
+        moved,
+        width - 2,
+        scope="every coordinate c of the rotated slice: w_(floor(c/2)) against w_(c mod h)",
+        quantity="ds_moved",
+        show=Show(),
+    )
+
+    # Step 3. How much. The largest |s_adj(j) - s_half(j)| over unit u, v is the largest
+    # singular value of R_adj(j) - R_half(j): 0 at j = 0, at most 2; for DeepSeek's speeds
+    # float64 (numpy) against mpmath at 30 digits, at offsets 1 and 2.
+    for offset, name in ((1, "gap_one"), (2, "gap_two")):
+        rec.close(
+            f"DeepSeek-V3.2-Exp: largest |s_adj - s_half| over unit u, v at offset {offset}",
+            difference_norm(ds, offset),
+            difference_norm(ds, offset, digits=30),
+            tol=1e-12,
+            scope="||R_adj - R_half||_2 of posenc's speeds: numpy's 2-norm against mpmath's "
+            "singular values at 30 digits",
+            quantity=name,
+            show=Show(sig=3),
+        )
+    rec.exact(
+        "at offset 0 the two rotations are both I: the difference is 0",
+        int(difference_norm(ds, 0) == 0),
+        1,
+        scope="DeepSeek-V3.2-Exp's speeds, float64",
+    )
+
+    # Step 4. The fix. Rows of W_q permuted by I_H (x) diag(P, I_(D-r)) and of W_k by
+    # diag(P, I_(D-r)): per head, the split-half code's dot product is the trained one.
+    cases = []
+    for heads, full, rot in ((2, 6, 4), (1, 8, 4), (1, 6, 6)):
+        wq = sp.Matrix(heads * full, 2, lambda a, b: sp.Symbol(f"Q_{a}_{b}", real=True))
+        wk = sp.Matrix(full, 2, lambda a, b: sp.Symbol(f"K_{a}_{b}", real=True))
+        x, y, w = vector("x", 2), vector("y", 2), speeds(rot // 2)
+        move = slice_move(rot, full)
+        # The permuted weights and every product written out unevaluated (proofs.exact):
+        # SymPy would otherwise multiply out the 0s and 1s of the permutation on sight.
+        fixed_q = product(sp.diag(*([move] * heads)), wq)
+        key_adj = product(rotation(n, rot, "adjacent", w, full), product(wk, y))
+        key_half = product(rotation(n, rot, "half", w, full), product(product(move, wk), y))
+        for t in range(heads):
+            rows = slice(t * full, (t + 1) * full)
+            q_adj = product(rotation(m, rot, "adjacent", w, full), product(wq[rows, :], x))
+            q_half = product(rotation(m, rot, "half", w, full), product(fixed_q[rows, :], x))
+            cases.append((
+                f"H = {heads}, D = {full}, r = {rot}, head {t}",
+                minus(product(q_half.T, key_half), product(q_adj.T, key_adj)),
+            ))  # fmt: skip
+    rec.instances(
+        "split-half code on permuted W_q, W_k: each head's q . k is the trained (adjacent) one",
+        cases,
+        scope="(H, D, r) in {(2, 6, 4), (1, 8, 4), (1, 6, 6)}, d_model = 2; symbolic weights, "
+        "tokens, m, n and speeds",
+    )
+    # The same through the transcribed Transformers indexer in float64, DeepSeek-V3.2's
+    # shapes and speeds: GLM-style code (interleaved) on W against the split-half code on
+    # the permuted W, and on W unpermuted.
+    rng = np.random.default_rng(37)
+    heads, full = part["index_n_heads"], part["index_head_dim"]
+    count, keys, model = INPUTS["models_queries"], INPUTS["models_keys"], INPUTS["models_width"]
+    kept = INPUTS["models_top"]
+    wq = rng.normal(size=(heads, full, model))  # (H, D, d_model)
+    wk = rng.normal(size=(full, model))  # (D, d_model)
+    xs = rng.normal(size=(count, model))  # (S, d_model)
+    ys = rng.normal(size=(keys, model))  # (T, d_model)
+    weights = rng.normal(size=(count, heads))  # (S, H)
+    k_pos = np.arange(keys, dtype=np.float64)  # (T,)
+    q_pos = keys + 1000.0 * np.arange(count, dtype=np.float64)  # (S,) all after the keys
+    order = np.concatenate([np.argsort(pairing_permutation(width)), np.arange(width, full)])
+    q = np.einsum("hdm,sm->shd", wq, xs)  # (S, H, D)
+    k = ys @ wk.T  # (T, D)
+    trained = hf_index_scores(q, k, weights, width, q_pos, k_pos, ds, hf_apply_interleave)
+    fixed_scores = hf_index_scores(
+        np.einsum("hdm,sm->shd", wq[:, order, :], xs), ys @ wk[order].T, weights, width,
+        q_pos, k_pos, ds, hf_apply_half,
+    )  # fmt: skip
+    unfixed = hf_index_scores(q, k, weights, width, q_pos, k_pos, ds, hf_apply_half)
+    rec.numeric(
+        "transcribed indexer: split-half code on permuted rows gives the trained index scores",
+        (fixed_scores - trained).ravel() / np.abs(trained).max(),
+        tol=1e-13,
+        scope=f"H = {heads}, D = {full}, r = {width} (DeepSeek-V3.2-Exp), d_model = {model}, "
+        f"{count} queries x {keys} keys, random weights; each |difference| / largest |score|",
+    )
+    same = sum(a != b for a, b in zip(top(fixed_scores, kept), top(trained, kept), strict=True))
+    rec.exact(
+        f"... and the same top-{kept} keys for every query (queries whose choice differs)",
+        same,
+        0,
+        scope=f"{count} queries, top {kept} of {keys} keys",
+    )
+    changed = sum(a != b for a, b in zip(top(unfixed, kept), top(trained, kept), strict=True))
+    rec.exact(
+        f"without the permutation the split-half code chooses other top-{kept} keys "
+        "(queries whose choice differs)",
+        changed,
+        count // 2,
+        relation=">",
+        scope=f"the same {count} queries",
+        quantity="unfixed_changed",
+        show=Show(),
+    )
+    rec.exact("queries of the random indexer", len(top(trained, kept)), count, scope="S")
+    # The transcriptions are rotary: at a base ladder, apply_rotary_pos_emb is posenc's
+    # split-half rotary, and apply_rotary_pos_emb_interleave is posenc's adjacent rotary
+    # with its output relabelled by P (evens, then odds).
+    base = 10000.0
+    ladder = base ** (-np.arange(0, width, 2) / width)  # (r/2,) Transformers' default
+    rows = rng.normal(size=(7, width))  # (7, r)
+    where = np.array([0.0, 1.0, 5.0, 77.0, 1023.0, 4097.0, 65535.0])  # (7,)
+    cos, sin = hf_cos_sin(where, ladder)
+    q_idx = np.argsort(pairing_permutation(width))  # (r,): (P y) = y[q_idx]
+    errors = np.concatenate([
+        (hf_apply_half(rows, cos, sin) - rotary(rows, where, pairing="half", base=base)).ravel(),
+        (hf_apply_interleave(rows, cos, sin)
+         - rotary(rows, where, pairing="interleaved", base=base)[:, q_idx]).ravel(),
+    ])  # fmt: skip
+    rec.numeric(
+        "transcribed apply_rotary_pos_emb = posenc's split-half rotary; "
+        "apply_rotary_pos_emb_interleave = P (posenc's interleaved rotary)",
+        errors / np.abs(rows).max(),
+        tol=1e-11,
+        scope=f"r = {width}, base 10^4, 7 rows at positions up to 65535; float64, "
+        "Transformers' angles rounded once",
+    )
+
+    # Step 5. The choice changes. Keys at offsets 1 .. K, all equal to the query's
+    # content e_h (a repeated token): the trained score is cos(j w_(h/2)), decreasing for
+    # j w_(h/2) < pi, so its top keys are the nearest; the split-half code scores
+    # cos(j w_0) = cos(j).
+    toy, kept = INPUTS["toy_keys"], INPUTS["toy_top"]
+    c = half  # the coordinate h: trained pair h/2, split-half pair 0
+    rec.exact(
+        "the trained speed of e_h times the farthest offset is below 3 < pi",
+        toy * exact[c // 2],
+        3,
+        relation="<",
+        scope=f"DeepSeek-V3.2-Exp, c = {c}, offsets 1 .. {toy}",
+    )
+    trained_50 = {o: score_50(c, o, float(ds[c // 2])) for o in range(1, toy + 1)}
+    wrong_50 = {o: score_50(c, o, float(ds[c % half])) for o in range(1, toy + 1)}
+    right_top = sorted(sorted(trained_50, key=lambda o: -trained_50[o])[:kept])
+    wrong_top = sorted(sorted(wrong_50, key=lambda o: -wrong_50[o])[:kept])
+    rec.exact(
+        "the trained model's top keys are the nearest (offsets 1 .. top)",
+        sum(a != b for a, b in zip(right_top, range(1, kept + 1), strict=True)),
+        0,
+        scope=f"scores at 50 digits, top {kept} of {toy}",
+    )
+    # The split-half code's choice, by the transcribed Transformers indexer in float64 (one
+    # head of weight 1, D = r), against the 50-digit scores.
+    e = np.zeros(width)
+    e[c] = 1.0
+    where = np.arange(toy + 1, dtype=np.float64)  # keys at 0 .. K - 1, the query at K
+    hf = hf_index_scores(
+        e[None, None, :], np.tile(e, (toy, 1)), np.ones((1, 1)), width, where[-1:], where[:-1],
+        ds, hf_apply_half,
+    )[0]  # fmt: skip
+    hf_top = sorted(toy - int(i) for i in np.argsort(-hf, kind="stable")[:kept])
+    rec.exact(
+        "the transcribed split-half indexer chooses the same keys as the 50-digit scores",
+        sum(a != b for a, b in zip(hf_top, wrong_top, strict=True)),
+        0,
+        scope=f"top {kept} of {toy} keys, offsets",
+    )
+    for index, offset in enumerate(wrong_top):
+        rec.exact(
+            f"split-half code's choice {index + 1}: offset",
+            offset,
+            hf_top[index],
+            scope="50-digit scores against the transcribed indexer",
+            quantity=f"wrong_{index + 1}",
+            show=Show(),
+        )
+    rec.exact(
+        "keys both choose",
+        len(set(right_top) & set(wrong_top)),
+        0,
+        scope=f"top {kept} of {toy}",
+    )
+    # Each choice is strict: the last chosen score beats the first left out by more than
+    # float64 could blur, and is positive (so relu keeps the order).
+    ranked_r = sorted(trained_50.values(), reverse=True)
+    ranked_w = sorted(wrong_50.values(), reverse=True)
+    failures = sum(
+        int(ranked[kept - 1] - ranked[kept] <= 1e-6) + int(ranked[kept - 1] <= 0)
+        for ranked in (ranked_r, ranked_w)
+    )
+    rec.exact(
+        "margins of the two choices above 1e-6, last chosen scores positive (failures)",
+        failures,
+        0,
+        scope="50-digit scores",
+    )  # fmt: skip
+
+    # Step 6. The configs. Which kept configs have an indexer (the raw JSON's keys) against
+    # those posenc cautions about two pairings; DeepSeek-V3.2-Exp's values against the
+    # class defaults and posenc's reading; each part's pairing against the transcription.
+    files = sorted(CONFIG_DIR.glob("*.json"))
+    raw_with, posenc_with, read = [], [], 0
+    for path in files:
+        raw = raw_part(path.stem)
+        reading = model_config.read_model(path)
+        read += 1
+        if any(key in raw for key in INDEXER_KEYS):
+            raw_with.append(path.stem)
+        if any(caution.code == "two_pairings" for caution in reading.cautions):
+            posenc_with.append(path.stem)
+    rec.exact("configs read", read, len(list(CONFIG_DIR.glob("*.json"))), scope="data/configs")
+    rec.exact(
+        "configs with an indexer key but no posenc caution, or the reverse",
+        len(set(raw_with) ^ set(posenc_with)),
+        0,
+        scope=f"the {read} configs of data/configs",
+    )
+    rec.exact(
+        "configs with an indexer",
+        len(raw_with),
+        len(posenc_with),
+        scope="raw JSON keys index_* against posenc's two_pairings cautions",
+        quantity="indexer_configs",
+        show=Show(),
+    )
+    rec.exact(
+        "... and it is DeepSeek-V3.2-Exp",
+        int(raw_with == [DEEPSEEK]),
+        1,
+        scope="data/configs",
+    )
+    for key, name in (("index_topk", "ds_topk"), ("index_head_dim", "ds_index_head"),
+                      ("index_n_heads", "ds_index_heads")):  # fmt: skip
+        rec.exact(
+            f"DeepSeek-V3.2-Exp: {key} of the file is DeepseekV32Config's default",
+            part[key],
+            V32_DEFAULTS[key],
+            scope="raw JSON against the transcribed class default",
+            quantity=name,
+            show=Show(),
+        )
+    reading = model_config.read_model(CONFIG_DIR / f"{DEEPSEEK}.json")
+    family = FAMILY_PAIRINGS[reading.model_type]
+    caution = next(c for c in reading.cautions if c.code == "two_pairings")
+    agree = (
+        int(reading.kinds[0].pairing == family["attention"])
+        + int(f"with the {family['indexer']} pairing" in caution.message)
+        + int(f"index_head_dim {part['index_head_dim']}" in caution.message)
+        + int(reading.kinds[0].rope.head_dim == part["qk_rope_head_dim"])
+        + int("rope_interleave" not in part and "indexer_rope_interleave" not in part)
+    )
+    rec.exact(
+        "DeepSeek-V3.2-Exp: posenc's attention pairing and indexer caution agree with the "
+        "transcribed code and the file (of 5 comparisons)",
+        agree,
+        5,
+        scope="model_type, pairing, caution text, rotated width, no pairing key in the file",
+    )
+
+
+# -- misreadings ------------------------------------------------------------------------
+
+
+def _shows_at_once(wit: Witness) -> None:
+    # "A wrong indexer pairing would show at once, even on short prompts." With at most
+    # index_topk keys, topk keeps min(index_topk, T) = T: every key, under either pairing.
+    part = raw_part(DEEPSEEK)
+    ds = deepseek_speeds()
+    width, count = part["qk_rope_head_dim"], part["index_topk"]
+    rng = np.random.default_rng(1431)
+    q = rng.normal(size=(4, 2, width))  # (S, H, r)
+    k = rng.normal(size=(count, width))  # (T, r)
+    where = np.arange(count, dtype=np.float64)
+    q_pos = count + np.arange(4, dtype=np.float64)
+    args = (np.ones((4, 2)), width, q_pos, where, ds)
+    right = hf_index_scores(q, k, args[0], *args[1:], hf_apply_interleave)
+    wrong = hf_index_scores(q, k, args[0], *args[1:], hf_apply_half)
+    every = frozenset(range(count))
+    wit.exact(
+        top(right, count) == top(wrong, count) == [every] * 4
+        and float(np.abs(right - wrong).max()) > 1,
+        at=f"DeepSeek-V3.2-Exp's indexer shapes, {count} = index_topk keys, 4 queries: both "
+        "pairings select every key, though their index scores differ by more than 1",
+    )
+
+
+def _only_noise(wit: Witness) -> None:
+    # "A wrong pairing only perturbs the index scores a little." e_h at offset 3: trained
+    # cos(3 w_16), split-half code cos(3).
+    ds = deepseek_speeds()
+    c, offset = ds.size, INPUTS["witness_offset"]
+    wit.differs(
+        sp.Float(score_50(c, offset, float(ds[c // 2])), 50),
+        sp.Float(score_50(c, offset, float(ds[c % ds.size])), 50),
+        at=f"DeepSeek-V3.2-Exp's speeds, query and key e_{c} (unit), offset {offset}: trained "
+        f"pair {c // 2} against split-half pair 0",
+        margin=Fraction(19, 10),
+        by="95% of 2, the largest difference any unit q, k can show",
+    )
+
+
+def _one_cache(wit: Witness) -> None:
+    # "Both rotary parts take the same cos and sin, so they pair coordinates alike." The
+    # transcribed apply_rotary_pos_emb and apply_rotary_pos_emb_interleave, one cos/sin.
+    ds = deepseek_speeds()
+    width, offset = 2 * ds.size, INPUTS["witness_offset"]
+    e = np.zeros((1, width))
+    e[0, 1] = 1.0
+    cos, sin = hf_cos_sin(np.array([0.0, float(offset)]), ds)
+    scores = []
+    for apply in (hf_apply_half, hf_apply_interleave):
+        query = apply(e, cos[:1], sin[:1])
+        key = apply(e, cos[1:], sin[1:])
+        scores.append(float((query @ key.T)[0, 0]))
+    wit.differs(
+        scores[0],
+        scores[1],
+        at=f"DeepSeek-V3.2-Exp's cos and sin, query e_1 at 0 and key e_1 at {offset}: "
+        "rotate_half's score against the interleaved one",
+        margin=Fraction(1, 4),
+        by="an eighth of the range [-1, 1]",
+    )
+
+
+def _whole_head(wit: Witness) -> None:
+    # "The fix is Proposition 23's permutation of the whole index head (index_head_dim)."
+    # Trained coordinate 1 (pair 0) moves to place 64, outside the rotated slice.
+    part = raw_part(DEEPSEEK)
+    ds = deepseek_speeds()
+    width, full, offset = (
+        part["qk_rope_head_dim"],
+        part["index_head_dim"],
+        INPUTS["witness_offset"],
+    )
+    e = np.zeros((1, 1, full))
+    e[0, 0, 1] = 1.0
+    where = (np.array([float(offset)]), np.array([0.0]))
+    trained = hf_index_scores(e, e[0], np.ones((1, 1)), width, *where, ds, hf_apply_interleave)
+    order = np.argsort(pairing_permutation(full))
+    moved = e[..., order]
+    misfixed = hf_index_scores(moved, moved[0], np.ones((1, 1)), width, *where, ds, hf_apply_half)
+    # The trained q . k is cos(3 w_0) < 0, so relu gives 0; the misfixed one is 1, unturned.
+    scale = full**-0.5
+    wit.differs(
+        float(trained[0, 0]) / scale,
+        float(misfixed[0, 0]) / scale,
+        at=f"DeepSeek-V3.2-Exp's index head (D = {full}, r = {width}), q = k = e_1, offset "
+        f"{offset}: relu(q . k) with the trained pairing against the whole head permuted",
+        margin=Fraction(9, 10),
+        by="nine tenths of a unit score",
+    )
+
+
+MISREADINGS = [
+    Misreading(
+        "A wrong pairing in the indexer would show at once, on short prompts too",
+        _shows_at_once,
+        why="The indexer only chooses keys, and with at most index_topk keys it keeps them "
+        "all: up to 2048 tokens the wrong scores change nothing (mlx-lm#1431: coherent "
+        "output that degrades past 2048 tokens).",
+    ),
+    Misreading(
+        "A wrong pairing only perturbs the index scores a little, like noise",
+        _only_noise,
+        why="Coordinates change speed: a slow trained pair is turned at the fastest speed, "
+        "so its score swings over nearly the whole range within a few positions.",
+    ),
+    Misreading(
+        "The two rotary parts take one cos and sin cache, so they pair coordinates alike",
+        _one_cache,
+        why="Transformers feeds both parts the same cos and sin; the pairing is which two "
+        "coordinates each code combines, and there the two calls differ.",
+    ),
+    Misreading(
+        "The fix is Proposition 23's permutation over the whole index head",
+        _whole_head,
+        why="Only the first qk_rope_head_dim coordinates of an index head turn; permuting "
+        "all index_head_dim rows moves trained rotated coordinates into the part that "
+        "does not turn.",
+    ),
+]
