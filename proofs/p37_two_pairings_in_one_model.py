@@ -66,6 +66,7 @@ INPUTS = {
     "models_width": 32,
     "models_top": 16,
     "witness_offset": 3,
+    "max_width": 512,
 }
 
 ROOT = Path(kit.__file__).resolve().parent.parent
@@ -316,7 +317,10 @@ def checks(rec: Recorder) -> None:
         scope="r = 8, every coordinate c, both pairings; symbolic j and speeds",
     )
     # floor(c/2) = c mod h only for c = 0 and c = r - 1: every even r up to 512.
-    fixed = {r: [c for c in range(r) if c // 2 == c % (r // 2)] for r in range(4, 513, 2)}
+    fixed = {
+        r: [c for c in range(r) if c // 2 == c % (r // 2)]
+        for r in range(4, INPUTS["max_width"] + 1, 2)
+    }
     rec.exact(
         "even r from 4 to 512 where the coordinates c with floor(c/2) = c mod h "
         "are not {0, r - 1}",
@@ -324,7 +328,12 @@ def checks(rec: Recorder) -> None:
         0,
         scope=f"{len(fixed)} widths, every coordinate",
     )
-    rec.exact("widths compared", len(fixed), 255, scope="r = 4, 6, ..., 512: (512 - 4) / 2 + 1")
+    rec.exact(
+        "widths compared",
+        len(fixed),
+        (INPUTS["max_width"] - 4) // 2 + 1,
+        scope="r = 4, 6, ..., max_width: (max_width - 4) / 2 + 1",
+    )
     part = raw_part(DEEPSEEK)
     ds = deepseek_speeds()
     width = part["qk_rope_head_dim"]
@@ -705,8 +714,8 @@ MISREADINGS = [
         "A wrong pairing in the indexer would show at once, on short prompts too",
         _shows_at_once,
         why="The indexer only chooses keys, and with at most index_topk keys it keeps them "
-        "all: up to 2048 tokens the wrong scores change nothing (mlx-lm#1431: coherent "
-        "output that degrades past 2048 tokens).",
+        "all: up to index_topk tokens the wrong scores change nothing (mlx-lm#1431: coherent "
+        "output that degrades on long sequences).",
     ),
     Misreading(
         "A wrong pairing only perturbs the index scores a little, like noise",
