@@ -500,15 +500,22 @@ def checks(rec: Recorder) -> None:
          - rotary(rows, where, pairing="interleaved", base=base)[:, q_idx]).ravel(),
     ])  # fmt: skip
     # Transformers rounds each angle p w once in float64, so an output may be off by about
-    # |x| p 2^-52; each difference is divided by that scale, |x| max(1, p) 2^-52.
-    scale = np.linalg.norm(rows, axis=1) * np.maximum(where, 1.0) * 2.0**-52  # (7,)
+    # |x| p 2^-52: below 1e-10 here (|x| < 10, p <= 65535); the tolerance is a tenth of it.
     rec.numeric(
         "transcribed apply_rotary_pos_emb = posenc's split-half rotary; "
         "apply_rotary_pos_emb_interleave = P (posenc's interleaved rotary)",
-        errors / np.tile(np.repeat(scale, width), 2),
-        tol=1,
-        scope=f"r = {width}, base 10^4, 7 rows at positions up to 65535; each "
-        "|difference| over |x| max(1, p) 2^-52",
+        errors,
+        tol=1e-11,
+        scope=f"r = {width}, base 10^4, 7 rows (|x| < 10) at positions up to 65535; "
+        "each |difference|",
+    )
+    rec.band(
+        "... the rows compared have |x| below 10",
+        float(np.linalg.norm(rows, axis=1).max()),
+        low=1,
+        high=10,
+        samples=7,
+        scope="the 7 random rows",
     )
 
     # Step 5. The choice changes. Keys at offsets 1 .. K, all equal to the query's
@@ -567,7 +574,9 @@ def checks(rec: Recorder) -> None:
         0,
         scope=f"top {kept} of {toy} keys, offsets",
     )
+    shown = 0
     for index, offset in enumerate(wrong_top):
+        shown += 1
         rec.exact(
             f"split-half code's choice {index + 1}: offset",
             offset,
@@ -576,6 +585,12 @@ def checks(rec: Recorder) -> None:
             quantity=f"wrong_{index + 1}",
             show=Show(),
         )
+    rec.exact(
+        "the split-half code's choices shown, one per chosen key",
+        shown,
+        kept,
+        scope=f"top {kept}",
+    )
     rec.exact(
         "keys both choose",
         len(set(right_top) & set(wrong_top)),
@@ -655,8 +670,10 @@ def checks(rec: Recorder) -> None:
         1,
         scope="data/configs",
     )
+    compared = 0
     for key, name in (("index_topk", "ds_topk"), ("index_head_dim", "ds_index_head"),
                       ("index_n_heads", "ds_index_heads")):  # fmt: skip
+        compared += 1
         rec.exact(
             f"DeepSeek-V3.2-Exp: {key} of the file is DeepseekV32Config's default",
             part[key],
@@ -665,6 +682,12 @@ def checks(rec: Recorder) -> None:
             quantity=name,
             show=Show(),
         )
+    rec.exact(
+        "indexer keys compared with the class defaults",
+        compared,
+        len(INDEXER_KEYS),
+        scope="index_topk, index_head_dim, index_n_heads",
+    )
     reading = model_config.read_model(CONFIG_DIR / f"{DEEPSEEK}.json")
     family = FAMILY_PAIRINGS[reading.model_type]
     caution = next(c for c in reading.cautions if c.code == "two_pairings")
