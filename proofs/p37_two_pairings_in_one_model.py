@@ -368,6 +368,14 @@ def checks(rec: Recorder) -> None:
         quantity="ds_moved",
         show=Show(),
     )
+    kept_speed = [c for c in range(width) if exact[c // 2] == exact[c % half]]
+    rec.exact(
+        "DeepSeek-V3.2-Exp: the coordinates that keep their speed are 0 and r - 1 "
+        "(coordinates that differ from that list)",
+        len(set(kept_speed) ^ {0, width - 1}),
+        0,
+        scope="every coordinate c of the rotated slice",
+    )
 
     # Step 3. How much. The largest |s_adj(j) - s_half(j)| over unit u, v is the largest
     # singular value of R_adj(j) - R_half(j): 0 at j = 0, at most 2; for DeepSeek's speeds
@@ -600,10 +608,12 @@ def checks(rec: Recorder) -> None:
     # Each choice is strict: the last chosen score beats the first left out by more than
     # float64 could blur (cos(a w) - cos(b w) = -2 sin((a + b) w / 2) sin((a - b) w / 2),
     # checked at 50 digits), and is positive, so relu keeps the order.
+    margins = 0
     for label, scores, speed in (
         ("trained", trained_50, ds[c // 2]),
         ("split-half", wrong_50, ds[c % half]),
     ):
+        margins += 1
         ranked = sorted(scores, key=lambda o: -scores[o])  # offsets, best first
         last, out = ranked[kept - 1], ranked[kept]
         with mpmath.workdps(50):
@@ -635,6 +645,8 @@ def checks(rec: Recorder) -> None:
             samples=1,
             scope="so relu(score) keeps the order of the chosen keys",
         )
+
+    rec.exact("choices whose margins were checked", margins, 2, scope="trained and split-half")
 
     # Step 6. The configs. Which kept configs have an indexer (the raw JSON's keys) against
     # those posenc cautions about two pairings; DeepSeek-V3.2-Exp's values against the
