@@ -1,35 +1,39 @@
 """Proposition 37 (two pairings in one model: the sparse-attention indexer's rotary).
 
-Let r be even, h = r/2, and let a rotary part turn pair i by the angle p w_i at position
-p, with any speeds w_i. Weights trained with the adjacent pairing (pair i in coordinates
-2i, 2i + 1) give rotated parts u, v of a query and a key. Code that applies the split-half
-pairing (pair i in coordinates i, i + h) to them computes, for the query at m and the key
-at n, with j = n - m,
+Let r >= 4 be even, h = r/2, and let a rotary part turn pair i by the angle p w_i at
+position p, with any speeds w_i. Weights trained with the adjacent pairing (pair i in
+coordinates 2i, 2i + 1) give u, v, the parts of a query and a key that the rotary call
+will turn. Code that applies the split-half pairing (pair i in coordinates i, i + h) to
+them computes, for the query at m and the key at n, with j = n - m,
 
     s_half(j) = sum_i cos(j w_i) (u_i v_i + u_(i+h) v_(i+h))
                     + sin(j w_i) (u_(i+h) v_i - u_i v_(i+h)),
 
 still a function of the offset only, but not the trained score
 s_adj(j) = u^T R_adj(j) v: it turns coordinate i of the trained vector, which belongs to
-trained pair floor(i/2), together with coordinate i + h, which belongs to another, at
-the speed w_i. It is the trained model fed P^T u and P^T v (Proposition 23's P). Every
-trained coordinate c but c = 0 and c = r - 1 turns at another speed, w_(c mod h) instead
-of w_(floor(c/2)). The two scores agree at j = 0; at offset 1 the largest difference over
-unit u, v for DeepSeek-V3.2's indexer speeds is about 1.36, at offset 2 about 1.95, of a
-possible 2.
+trained pair floor(i/2), together with coordinate i + h, which belongs to another pair
+(since h >= 2), at the speed w_i. It is the trained model fed P^T u and P^T v
+(Proposition 23's P). Every trained coordinate c but c = 0 and c = r - 1 turns at another
+speed, w_(c mod h) instead of w_(floor(c/2)). The two scores agree at j = 0; at offsets 1
+and 2 the largest difference over unit u, v for DeepSeek-V3.2-Exp's speeds is about
+gap_one and gap_two, of a possible 2. The mirror case, split-half-trained weights under
+adjacent code, is the same with P in place of P^T.
 
-The fix: permute the rows of the indexer's W_q by I_H (x) diag(P, I_(D - r)) and of its
-key projection by diag(P, I_(D - r)) (P inside the rotated slice of each index head,
-the rest untouched). The split-half code then computes exactly the trained index scores,
-hence the same top-k keys. Without it the selection changes: with keys equal to the
-query's content e_h at offsets 1 to 8, the trained model's top two are offsets 1 and 2,
-the split-half code's offsets 6 and 7. Up to index_topk keys nothing changes at all:
-every key is selected.
+The fix, in an indexer whose key is k_norm(W_k x), a LayerNorm with a weight gamma and a
+bias beta per coordinate: permute the rows of W_q by I_H (x) M, and W_k, gamma and beta by
+M = diag(P, I_(D - r)) (P inside the rotated slice of each index head, the rest untouched);
+in the mirror case M = diag(P^T, I_(D - r)). The other code then computes exactly the
+trained index scores, hence the same top-k keys. Permuting W_k without gamma and beta is
+not the fix. Without any fix the selection changes: with keys equal to the query's content
+e_h at offsets 1 to toy_keys, the trained model's top toy_top are the nearest keys, the
+split-half code's those at offsets wrong_1 and wrong_2. Up to index_topk keys nothing
+changes at all: every key is selected.
 
-In the pinned Transformers (5.24, transcribed here, not imported) DeepSeek-V3.2's
-indexer rotates split-half and its MLA part interleaved; GLM-MoE-DSA (GLM-5) rotates
-both interleaved. Of the configs kept in data/configs only DeepSeek-V3.2-Exp has an
-indexer; posenc reads it and its caution, compared with the raw JSON.
+In the pinned Transformers (transcribed here, not imported) the indexers of DeepSeek-V3.2
+and AXK2 rotate split-half and their MLA parts interleaved; GLM-MoE-DSA (GLM-5) rotates
+both interleaved, HY-V4 both split-half. posenc records each family's two pairings; the
+proof compares them with the transcription and with the calls the conformance run
+measured, and runs posenc's caution on a config of each family.
 
 Uses: 12, 23.
 """
@@ -45,18 +49,18 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from posenc import model_config
+from posenc import families, model_config
 from posenc.rotary import pairing_permutation, rotary
 from proofs import kit
-from proofs.exact import minus, product
+from proofs.exact import in_order, minus, product
 from proofs.kit import Misreading, Recorder, Show, Witness
 
 NUMBER = 37
 TITLE = "Two pairings in one model: an indexer read with the other pairing picks other keys"
 USES = (12, 23)
 
-# The toy selection of step 5: keys at offsets 1 .. toy_keys, all equal to the query's
-# content, and the top toy_top of them; the random indexers of step 4 (queries, keys,
+# The toy selection of step 6: keys at offsets 1 .. toy_keys, all equal to the query's
+# content, and the top toy_top of them; the random indexers of step 5 (queries, keys,
 # model width, the top-k kept); the offset of the misreadings' witnesses.
 INPUTS = {
     "toy_keys": 8,
@@ -75,15 +79,21 @@ DEEPSEEK = "deepseek-v3.2-exp"
 #: The config keys of a sparse-attention indexer (DeepseekV32Config, GlmMoeDsaConfig).
 INDEXER_KEYS = ("index_topk", "index_head_dim", "index_n_heads")
 #: Transcribed from Transformers 5.24, models/<family>/modeling_<family>.py: the rotary
-#: call of the attention's (MLA) rotary part and of the indexer. DeepseekV32Attention
-#: calls apply_rotary_pos_emb_interleave; DeepseekV32Indexer calls apply_rotary_pos_emb
-#: ("The indexer uses NON-interleaved (half-split) RoPE"). GlmMoeDsaAttention and
-#: GlmMoeDsaIndexer both call apply_rotary_pos_emb_interleave. Neither family reads a
-#: config key for either choice (DeepseekV32Config deletes rope_interleave).
+#: call of the attention's rotary part and of the indexer. DeepseekV32Attention and
+#: AXK2Attention call apply_rotary_pos_emb_interleave; DeepseekV32Indexer and AXK2Indexer
+#: call apply_rotary_pos_emb ("The indexer uses NON-interleaved (half-split) RoPE").
+#: GlmMoeDsaAttention and GlmMoeDsaIndexer both call apply_rotary_pos_emb_interleave;
+#: HYV4Attention and HYV4Indexer both apply_rotary_pos_emb (HY-V4's indexer turns the
+#: last r coordinates of a head, not the first). No family reads a config key for either
+#: choice (DeepseekV32Config deletes rope_interleave). Every indexer passes its key
+#: through k_norm, an nn.LayerNorm of width index_head_dim, before the split.
 FAMILY_PAIRINGS = {
     "deepseek_v32": {"attention": "interleaved", "indexer": "half"},
+    "axk2": {"attention": "interleaved", "indexer": "half"},
     "glm_moe_dsa": {"attention": "interleaved", "indexer": "interleaved"},
+    "hy_v4": {"attention": "half", "indexer": "half"},
 }
+RECORD = ROOT / "conformance/record.json"
 #: DeepseekV32Config's class defaults (configuration_deepseek_v32.py, 5.24).
 V32_DEFAULTS = {"index_topk": 2048, "index_head_dim": 128, "index_n_heads": 64}
 
@@ -147,6 +157,16 @@ def slice_move(rotated: int, full: int) -> sp.Matrix:
     return matrix
 
 
+def layer_norm(x: sp.Matrix, gamma: sp.Matrix, beta: sp.Matrix, eps: sp.Symbol) -> sp.Matrix:
+    """nn.LayerNorm: gamma_c (x_c - mean) / sqrt(var + eps) + beta_c, sums kept in order."""
+    size = x.rows
+    mean = in_order(list(x)) / size
+    var = in_order([(x[c] - mean) ** 2 for c in range(size)]) / size
+    return sp.Matrix(
+        [gamma[c] * (x[c] - mean) / sp.sqrt(var + eps) + beta[c] for c in range(size)]
+    )
+
+
 # -- Transformers 5.24, transcribed (numpy) -------------------------------------------
 # DeepseekV32RotaryEmbedding.forward, with attention_scaling 1 (DeepSeek's YaRN has
 # mscale = mscale_all_dim); rotate_half and apply_rotary_pos_emb; and
@@ -175,12 +195,22 @@ def hf_apply_interleave(x: np.ndarray, cos: np.ndarray, sin: np.ndarray) -> np.n
     return np.concatenate([x1 * cos - x2 * sin, x2 * cos + x1 * sin], axis=-1)
 
 
-def hf_index_scores(q, k, weights, rope_width, q_pos, k_pos, inv_freq, apply):
+def hf_layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray) -> np.ndarray:
+    """nn.LayerNorm(D, eps=1e-6) over the last axis, with weight gamma and bias beta (D,)."""
+    centred = x - x.mean(axis=-1, keepdims=True)
+    return centred / np.sqrt((centred**2).mean(axis=-1, keepdims=True) + 1e-6) * gamma + beta
+
+
+def hf_index_scores(q, k, weights, rope_width, q_pos, k_pos, inv_freq, apply, norm=None):
     """DeepseekV32Indexer.forward from its projections on: q (S, H, D), k (T, D), weights (S, H).
 
-    The first rope_width coordinates of each head turn, the rest pass; scores
-    relu(q . k) / sqrt(D), weighted by weights / sqrt(H) and summed over heads: (S, T).
+    With ``norm = (gamma, beta)``, k is wk(x) and passes k_norm first; without, k is taken
+    after k_norm. The first rope_width coordinates of each head turn, the rest pass;
+    scores relu(q . k) / sqrt(D), weighted by weights / sqrt(H) and summed over heads:
+    (S, T), before the causal mask (every key here is before every query).
     """
+    if norm is not None:
+        k = hf_layer_norm(k, *norm)  # (T, D)
     heads, width = q.shape[1], q.shape[2]
     cos_q, sin_q = hf_cos_sin(q_pos, inv_freq)  # (S, r)
     cos_k, sin_k = hf_cos_sin(k_pos, inv_freq)  # (T, r)
@@ -190,6 +220,45 @@ def hf_index_scores(q, k, weights, rope_width, q_pos, k_pos, inv_freq, apply):
     k = np.concatenate([k_rot, k[..., rope_width:]], axis=-1)  # (T, D)
     scores = np.maximum(np.einsum("shd,td->sht", q, k) * width**-0.5, 0.0)  # (S, H, T)
     return np.einsum("sh,sht->st", weights * heads**-0.5, scores)  # (S, T)
+
+
+def random_indexer(seed: int = 37) -> dict:
+    """Random indexer weights in DeepSeek-V3.2-Exp's shapes (step 5 and a misreading).
+
+    W_q (H, D, d_model), W_k (D, d_model), k_norm's gamma = 1 + N(0, 1/4) and
+    beta = N(0, 0.09) per coordinate, the tokens of S queries and T keys, the per-head
+    weights (S, H), and the positions: every query after every key.
+    """
+    part = raw_part(DEEPSEEK)
+    rng = np.random.default_rng(seed)
+    heads, full = part["index_n_heads"], part["index_head_dim"]
+    count, keys, model = INPUTS["models_queries"], INPUTS["models_keys"], INPUTS["models_width"]
+    return {
+        "wq": rng.normal(size=(heads, full, model)),  # (H, D, d_model)
+        "wk": rng.normal(size=(full, model)),  # (D, d_model)
+        "gamma": 1.0 + 0.5 * rng.normal(size=full),  # (D,)
+        "beta": 0.3 * rng.normal(size=full),  # (D,)
+        "xs": rng.normal(size=(count, model)),  # (S, d_model)
+        "ys": rng.normal(size=(keys, model)),  # (T, d_model)
+        "weights": rng.normal(size=(count, heads)),  # (S, H)
+        "k_pos": np.arange(keys, dtype=np.float64),  # (T,)
+        "q_pos": keys + 1000.0 * np.arange(count, dtype=np.float64),  # (S,)
+        "rng": rng,
+    }
+
+
+def indexer_scores(net: dict, rows: np.ndarray, apply, *, norm_rows=None) -> np.ndarray:
+    """The transcribed indexer's scores with the rows of W_q (each head) and W_k taken in
+    the order ``rows``, and k_norm's gamma and beta in the order ``norm_rows``."""
+    norm_rows = rows if norm_rows is None else norm_rows
+    part = raw_part(DEEPSEEK)
+    q = np.einsum("hdm,sm->shd", net["wq"][:, rows, :], net["xs"])  # (S, H, D)
+    k = net["ys"] @ net["wk"][rows].T  # (T, D), before k_norm
+    norm = (net["gamma"][norm_rows], net["beta"][norm_rows])
+    return hf_index_scores(
+        q, k, net["weights"], part["qk_rope_head_dim"], net["q_pos"], net["k_pos"],
+        deepseek_speeds(), apply, norm,
+    )  # fmt: skip
 
 
 def top(scores: np.ndarray, count: int) -> list[frozenset[int]]:
@@ -266,7 +335,7 @@ def checks(rec: Recorder) -> None:
         ),
         scope="r = 2, 4, 6, 8; symbolic u, v, m, n and arbitrary positive speeds w_i",
     )  # fmt: skip
-    # It is the trained (adjacent) model fed P^T u, P^T v, whose coordinate c is
+    # Step 2. It is the trained (adjacent) model fed P^T u, P^T v, whose coordinate c is
     # u_(p_c) (p = posenc's pairing_permutation): trained pair i receives u_i and u_(i+h).
     # The mirror case (split-half-trained weights under adjacent code) is u -> P u.
     cases = []
@@ -297,7 +366,7 @@ def checks(rec: Recorder) -> None:
         scope="r = 4, 6, 8, both directions; symbolic u, v, j and speeds; P from posenc",
     )
 
-    # Step 2. Each coordinate's speed. e_c^T R(j) e_c = cos(j w) with w the speed of the
+    # Step 3. Each coordinate's speed. e_c^T R(j) e_c = cos(j w) with w the speed of the
     # pair c sits in: w_(floor(c/2)) adjacent, w_(c mod h) split-half.
     r = 8
     w = speeds(r // 2)
@@ -377,7 +446,7 @@ def checks(rec: Recorder) -> None:
         scope="every coordinate c of the rotated slice",
     )
 
-    # Step 3. How much. The largest |s_adj(j) - s_half(j)| over unit u, v is the largest
+    # Step 4. How much. The largest |s_adj(j) - s_half(j)| over unit u, v is the largest
     # singular value of R_adj(j) - R_half(j): 0 at j = 0, at most 2; for DeepSeek's speeds
     # float64 (numpy) against mpmath at 30 digits, at offsets 1 and 2.
     rec.close(
@@ -406,62 +475,84 @@ def checks(rec: Recorder) -> None:
         scope="DeepSeek-V3.2-Exp's speeds, float64",
     )
 
-    # Step 4. The fix. Rows of W_q permuted by I_H (x) diag(P, I_(D-r)) and of W_k by
-    # diag(P, I_(D-r)): per head, the split-half code's dot product is the trained one.
+    # Step 5. The fix. Rows of W_q permuted by I_H (x) M and of W_k by M, M = diag(P, I_(D-r))
+    # for adjacent-trained weights under split-half code, M = diag(P^T, I_(D-r)) for the
+    # mirror case: per head, the other code's dot product is the trained one.
     cases = []
     for heads, full, rot in ((2, 6, 4), (1, 8, 4), (1, 6, 6)):
         wq = sp.Matrix(heads * full, 2, lambda a, b: sp.Symbol(f"Q_{a}_{b}", real=True))
         wk = sp.Matrix(full, 2, lambda a, b: sp.Symbol(f"K_{a}_{b}", real=True))
         x, y, w = vector("x", 2), vector("y", 2), speeds(rot // 2)
-        move = slice_move(rot, full)
-        # The permuted weights and every product written out unevaluated (proofs.exact):
-        # SymPy would otherwise multiply out the 0s and 1s of the permutation on sight.
-        fixed_q = product(sp.diag(*([move] * heads)), wq)
-        key_adj = product(rotation(n, rot, "adjacent", w, full), product(wk, y))
-        key_half = product(rotation(n, rot, "half", w, full), product(product(move, wk), y))
-        for t in range(heads):
-            rows = slice(t * full, (t + 1) * full)
-            q_adj = product(rotation(m, rot, "adjacent", w, full), product(wq[rows, :], x))
-            q_half = product(rotation(m, rot, "half", w, full), product(fixed_q[rows, :], x))
+        for trained_as, code, move in (
+            ("adjacent", "half", slice_move(rot, full)),
+            ("half", "adjacent", slice_move(rot, full).T),
+        ):
+            # The permuted weights and every product written out unevaluated
+            # (proofs.exact): SymPy would otherwise multiply out the 0s and 1s of the
+            # permutation on sight.
+            fixed_q = product(sp.diag(*([move] * heads)), wq)
+            key_trained = product(rotation(n, rot, trained_as, w, full), product(wk, y))
+            key_code = product(rotation(n, rot, code, w, full), product(product(move, wk), y))
+            for t in range(heads):
+                rows = slice(t * full, (t + 1) * full)
+                q_trained = product(rotation(m, rot, trained_as, w, full), product(wq[rows, :], x))
+                q_code = product(rotation(m, rot, code, w, full), product(fixed_q[rows, :], x))
+                cases.append((
+                    f"H = {heads}, D = {full}, r = {rot}, head {t}, {trained_as}-trained",
+                    minus(product(q_code.T, key_code), product(q_trained.T, key_trained)),
+                ))  # fmt: skip
+    rec.instances(
+        "the other code on permuted W_q, W_k: each head's q . k is the trained one "
+        "(M = diag(P, I) for adjacent-trained weights, diag(P^T, I) for split-half-trained)",
+        cases,
+        scope="(H, D, r) in {(2, 6, 4), (1, 8, 4), (1, 6, 6)}, both directions, d_model = 2; "
+        "symbolic weights, tokens, m, n and speeds",
+    )
+    # The key passes k_norm (LayerNorm, weight gamma, bias beta) before the split. Its mean
+    # and variance do not see a permutation of the coordinates, its gamma and beta do:
+    # LN(M z; M gamma, M beta) = M LN(z; gamma, beta), so with M W_k, M gamma, M beta the
+    # key that reaches the split is M times the trained one, as the check above assumes.
+    eps = sp.Symbol("epsilon", positive=True)
+    cases = []
+    for full, rot in ((4, 4), (6, 4), (6, 6)):
+        z, gamma, beta = vector("z", full), vector("g", full), vector("b", full)
+        for label, move in (("P", slice_move(rot, full)), ("P^T", slice_move(rot, full).T)):
             cases.append((
-                f"H = {heads}, D = {full}, r = {rot}, head {t}",
-                minus(product(q_half.T, key_half), product(q_adj.T, key_adj)),
+                f"D = {full}, r = {rot}, M = diag({label}, I)",
+                minus(
+                    layer_norm(move * z, move * gamma, move * beta, eps),
+                    product(move, layer_norm(z, gamma, beta, eps)),
+                ),
             ))  # fmt: skip
     rec.instances(
-        "split-half code on permuted W_q, W_k: each head's q . k is the trained (adjacent) one",
+        "k_norm with permuted gamma and beta: LN(M z; M gamma, M beta) = M LN(z; gamma, beta)",
         cases,
-        scope="(H, D, r) in {(2, 6, 4), (1, 8, 4), (1, 6, 6)}, d_model = 2; symbolic weights, "
-        "tokens, m, n and speeds",
+        scope="D = 4, 6 with r = 4, 6, both directions; symbolic z, gamma, beta and epsilon; "
+        "the sums of the mean and the variance in coordinate order",
     )
     # The same through the transcribed Transformers indexer in float64, DeepSeek-V3.2's
-    # shapes and speeds: GLM-style code (interleaved) on W against the split-half code on
-    # the permuted W, and on W unpermuted.
-    rng = np.random.default_rng(37)
+    # shapes and speeds, k_norm with random gamma and beta: GLM-style code (interleaved) on
+    # W against the split-half code on the permuted W, gamma, beta, and on W unpermuted;
+    # then the mirror, DeepSeek-style split-half-trained weights under interleaved code.
+    net = random_indexer()
     heads, full = part["index_n_heads"], part["index_head_dim"]
-    count, keys, model = INPUTS["models_queries"], INPUTS["models_keys"], INPUTS["models_width"]
+    count, keys = INPUTS["models_queries"], INPUTS["models_keys"]
     kept = INPUTS["models_top"]
-    wq = rng.normal(size=(heads, full, model))  # (H, D, d_model)
-    wk = rng.normal(size=(full, model))  # (D, d_model)
-    xs = rng.normal(size=(count, model))  # (S, d_model)
-    ys = rng.normal(size=(keys, model))  # (T, d_model)
-    weights = rng.normal(size=(count, heads))  # (S, H)
-    k_pos = np.arange(keys, dtype=np.float64)  # (T,)
-    q_pos = keys + 1000.0 * np.arange(count, dtype=np.float64)  # (S,) all after the keys
+    rng = net["rng"]
+    same_rows = np.arange(full)  # (D,)
     order = np.concatenate([np.argsort(pairing_permutation(width)), np.arange(width, full)])
-    q = np.einsum("hdm,sm->shd", wq, xs)  # (S, H, D)
-    k = ys @ wk.T  # (T, D)
-    trained = hf_index_scores(q, k, weights, width, q_pos, k_pos, ds, hf_apply_interleave)
-    fixed_scores = hf_index_scores(
-        np.einsum("hdm,sm->shd", wq[:, order, :], xs), ys @ wk[order].T, weights, width,
-        q_pos, k_pos, ds, hf_apply_half,
-    )  # fmt: skip
-    unfixed = hf_index_scores(q, k, weights, width, q_pos, k_pos, ds, hf_apply_half)
+    mirror = np.concatenate([pairing_permutation(width), np.arange(width, full)])  # P^T
+    trained = indexer_scores(net, same_rows, hf_apply_interleave)
+    fixed_scores = indexer_scores(net, order, hf_apply_half)
+    unfixed = indexer_scores(net, same_rows, hf_apply_half)
     rec.numeric(
-        "transcribed indexer: split-half code on permuted rows gives the trained index scores",
+        "transcribed indexer: split-half code on permuted W_q, W_k, gamma, beta gives the "
+        "trained index scores",
         (fixed_scores - trained).ravel() / np.abs(trained).max(),
         tol=1e-13,
-        scope=f"H = {heads}, D = {full}, r = {width} (DeepSeek-V3.2-Exp), d_model = {model}, "
-        f"{count} queries x {keys} keys, random weights; each |difference| / largest |score|",
+        scope=f"H = {heads}, D = {full}, r = {width} (DeepSeek-V3.2-Exp), "
+        f"d_model = {INPUTS['models_width']}, {count} queries x {keys} keys, random weights, "
+        "gamma and beta; each |difference| / largest |score|",
     )
     same = sum(a != b for a, b in zip(top(fixed_scores, kept), top(trained, kept), strict=True))
     rec.exact(
@@ -470,6 +561,23 @@ def checks(rec: Recorder) -> None:
         0,
         scope=f"{count} queries, top {kept} of {keys} keys",
     )
+    half_trained = indexer_scores(net, same_rows, hf_apply_half)
+    mirror_scores = indexer_scores(net, mirror, hf_apply_interleave)
+    rec.numeric(
+        "mirror: interleaved code on W_q, W_k, gamma, beta permuted by diag(P^T, I) gives "
+        "the split-half-trained index scores",
+        (mirror_scores - half_trained).ravel() / np.abs(half_trained).max(),
+        tol=1e-13,
+        scope="the same weights read as split-half-trained (DeepSeek-V3.2's indexer); "
+        "each |difference| / largest |score|",
+    )
+    rec.exact(
+        f"... and the same top-{kept} keys (queries whose choice differs)",
+        sum(a != b for a, b in zip(top(mirror_scores, kept), top(half_trained, kept),
+                                   strict=True)),
+        0,
+        scope=f"{count} queries, top {kept} of {keys} keys",
+    )  # fmt: skip
     changed = sum(a != b for a, b in zip(top(unfixed, kept), top(trained, kept), strict=True))
     rec.exact(
         f"without the permutation the split-half code chooses other top-{kept} keys "
@@ -526,7 +634,7 @@ def checks(rec: Recorder) -> None:
         scope="the 7 random rows",
     )
 
-    # Step 5. The choice changes. Keys at offsets 1 .. K, all equal to the query's
+    # Step 6. The choice changes. Keys at offsets 1 .. K, all equal to the query's
     # content e_h (a repeated token): the trained score is cos(j w_(h/2)), decreasing for
     # j w_(h/2) < pi, so its top keys are the nearest; the split-half code scores
     # cos(j w_0) = cos(j).
@@ -648,9 +756,57 @@ def checks(rec: Recorder) -> None:
 
     rec.exact("choices whose margins were checked", margins, 2, scope="trained and split-half")
 
-    # Step 6. The configs. Which kept configs have an indexer (the raw JSON's keys) against
-    # those posenc cautions about two pairings; DeepSeek-V3.2-Exp's values against the
-    # class defaults and posenc's reading; each part's pairing against the transcription.
+    # The configs (the page's "Which models have two pairings"). posenc's record of each
+    # family's two pairings against the transcription and against the calls the
+    # conformance run measured; posenc's caution on a config of each family, with the
+    # pairing keys some configs carry, which the code does not read.
+    record = json.loads(RECORD.read_text())
+    measured = {}
+    for case in record["cases"]:
+        for found in case.get("measured") or []:
+            for line in found.get("also", []) if isinstance(found, dict) else []:
+                where, _, label = line.rpartition(": ")
+                if where.endswith(".indexer"):
+                    measured.setdefault(case["model_type"], set()).add(label)
+    wrong_family, wrong_reading, runs = 0, 0, 0
+    for name, pairings in FAMILY_PAIRINGS.items():
+        facts = families.family(name)
+        wrong_family += int(facts.pairing != pairings["attention"])
+        wrong_family += int(facts.indexer != pairings["indexer"])
+        wrong_family += int(measured.get(name) != {pairings["indexer"]})
+        for keys in ({}, {"rope_interleave": False}, {"indexer_rope_interleave": True}):
+            runs += 1
+            reading = model_config.read_model({**part, "model_type": name, **keys})
+            found = [c.message for c in reading.cautions if c.code == "two_pairings"]
+            attention = {k.pairing for k in reading.kinds if k.rotates}
+            two = pairings["attention"] != pairings["indexer"]
+            wrong_reading += int(attention != {pairings["attention"]})
+            wrong_reading += int(len(found) != int(two))
+            wrong_reading += int(two and f"with the {pairings['indexer']} pairing" not in found[0])
+    rec.exact(
+        "posenc's pairings of each indexer family against the transcribed code and the "
+        "conformance run's measured indexer call (disagreements)",
+        wrong_family,
+        0,
+        scope=f"{', '.join(FAMILY_PAIRINGS)}: attention, indexer, measured indexer",
+    )
+    rec.exact(
+        "posenc's reading and two_pairings caution on a config of each family, with and "
+        "without unread pairing keys (disagreements with the transcription)",
+        wrong_reading,
+        0,
+        scope=f"DeepSeek-V3.2-Exp's JSON as each of {len(FAMILY_PAIRINGS)} families, "
+        f"{runs} readings: no key, rope_interleave false, indexer_rope_interleave true",
+    )
+    rec.exact(
+        "indexer families the conformance run measured (every one with a posenc record)",
+        sum(int(families.family(t).indexer is not None) for t in measured),
+        len(measured),
+        scope="conformance/record.json, Transformers 5.24: indexer apply calls traced",
+    )
+    # Which kept configs have an indexer (the raw JSON's keys), against those posenc
+    # cautions about two pairings; DeepSeek-V3.2-Exp's values against the class defaults
+    # and posenc's reading.
     files = sorted(CONFIG_DIR.glob("*.json"))
     raw_with, posenc_with, read = [], [], 0
     for path in files:
@@ -666,7 +822,8 @@ def checks(rec: Recorder) -> None:
         "configs with an indexer key but no posenc caution, or the reverse",
         len(set(raw_with) ^ set(posenc_with)),
         0,
-        scope=f"the {read} configs of data/configs",
+        scope=f"the {read} configs of data/configs (each with an indexer is a family whose "
+        "two pairings differ)",
     )
     rec.exact(
         "configs with an indexer",
@@ -725,7 +882,9 @@ def checks(rec: Recorder) -> None:
 
 def _shows_at_once(wit: Witness) -> None:
     # "A wrong indexer pairing would show at once, even on short prompts." With at most
-    # index_topk keys, topk keeps min(index_topk, T) = T: every key, under either pairing.
+    # index_topk keys, topk keeps min(index_topk, T) = T: every key, under either pairing,
+    # though the scores differ; a smaller top-k on the same scores already chooses
+    # otherwise.
     part = raw_part(DEEPSEEK)
     ds = deepseek_speeds()
     width, count = part["qk_rope_head_dim"], part["index_topk"]
@@ -735,14 +894,41 @@ def _shows_at_once(wit: Witness) -> None:
     where = np.arange(count, dtype=np.float64)
     q_pos = count + np.arange(4, dtype=np.float64)
     args = (np.ones((4, 2)), width, q_pos, where, ds)
-    right = hf_index_scores(q, k, args[0], *args[1:], hf_apply_interleave)
-    wrong = hf_index_scores(q, k, args[0], *args[1:], hf_apply_half)
+    right = hf_index_scores(q, k, args[0], *args[1:], hf_apply_interleave)  # (4, T)
+    wrong = hf_index_scores(q, k, args[0], *args[1:], hf_apply_half)  # (4, T)
     every = frozenset(range(count))
-    # The scores themselves differ (step 3); the choice cannot, since every key is kept.
+    spread = float(np.abs(right - wrong).max() / np.abs(right).max())
+    smaller = sum(a != b for a, b in zip(top(right, count // 2), top(wrong, count // 2),
+                                         strict=True))  # fmt: skip
     wit.exact(
-        top(right, count) == top(wrong, count) == [every] * 4,
+        top(right, count) == top(wrong, count) == [every] * 4 and spread > 0.5 and smaller == 4,
         at=f"DeepSeek-V3.2-Exp's indexer shapes, {count} = index_topk keys, 4 queries: both "
-        "pairings select every key",
+        f"pairings select every key, though the scores differ by {spread:.2f} of the largest "
+        f"(above one half) and a top-{count // 2} on the same scores differs for {smaller} of "
+        "the 4 queries",
+    )
+
+
+def _key_alone(wit: Witness) -> None:
+    # "Permuting the rows of W_q and W_k is the whole fix." The key passes k_norm before
+    # the split, and its gamma and beta act per coordinate: left in place, they meet
+    # permuted rows.
+    net = random_indexer()
+    part = raw_part(DEEPSEEK)
+    width, full = part["qk_rope_head_dim"], part["index_head_dim"]
+    moved = np.concatenate([np.argsort(pairing_permutation(width)), np.arange(width, full)])
+    trained = indexer_scores(net, np.arange(full), hf_apply_interleave)  # (S, T)
+    rows_only = indexer_scores(net, moved, hf_apply_half, norm_rows=np.arange(full))
+    scale = np.abs(trained).max()
+    wit.differs(
+        rows_only / scale,
+        trained / scale,
+        at=f"DeepSeek-V3.2-Exp's indexer shapes (H = {part['index_n_heads']}, D = {full}, "
+        f"r = {width}), random weights with k_norm's gamma = 1 + N(0, 1/4), beta = N(0, 0.09): "
+        "split-half code on W_q, W_k permuted, gamma and beta not, against the trained "
+        "scores, each over the largest |trained score|",
+        margin=Fraction(1, 10),
+        by="a tenth of the largest trained score",
     )
 
 
@@ -786,7 +972,7 @@ def _one_cache(wit: Witness) -> None:
 
 def _whole_head(wit: Witness) -> None:
     # "The fix is Proposition 23's permutation of the whole index head (index_head_dim)."
-    # Trained coordinate 1 (pair 0) moves to place 64, outside the rotated slice.
+    # Trained coordinate 1 (pair 0) moves to place r, outside the rotated slice.
     part = raw_part(DEEPSEEK)
     ds = deepseek_speeds()
     width, full, offset = (
@@ -818,8 +1004,8 @@ MISREADINGS = [
         "A wrong pairing in the indexer would show at once, on short prompts too",
         _shows_at_once,
         why="The indexer only chooses keys, and with at most index_topk keys it keeps them "
-        "all: up to index_topk tokens the wrong scores change nothing (mlx-lm#1431: coherent "
-        "output that degrades on long sequences).",
+        "all: up to index_topk tokens the wrong scores change nothing (1bit-MONSTER#2418: "
+        "invisible whenever index_topk >= seq_len).",
     ),
     Misreading(
         "A wrong pairing only perturbs the index scores a little, like noise",
@@ -839,5 +1025,11 @@ MISREADINGS = [
         why="Only the first qk_rope_head_dim coordinates of an index head turn; permuting "
         "all index_head_dim rows moves trained rotated coordinates into the part that "
         "does not turn.",
+    ),
+    Misreading(
+        "Permuting the rows of W_q and W_k is the whole fix",
+        _key_alone,
+        why="The key is k_norm(W_k x), a LayerNorm whose weight and bias act coordinate by "
+        "coordinate before the split: they must be permuted with the rows of W_k.",
     ),
 ]
