@@ -508,6 +508,19 @@ def checks(rec: Recorder) -> None:
         scope="(H, D, r) in {(2, 6, 4), (1, 8, 4), (1, 6, 6)}, both directions, d_model = 2; "
         "symbolic weights, tokens, m, n and speeds",
     )
+    # The direction matters: P = P^T only for r = 4 (and 2); from r = 6 on, the mirror
+    # case needs the inverse permutation.
+    involutions = [
+        r
+        for r in range(4, INPUTS["max_width"] + 1, 2)
+        if (pairing_permutation(r)[pairing_permutation(r)] == np.arange(r)).all()
+    ]
+    rec.exact(
+        "even r from 4 to max_width where P = P^T (P P = I), other than r = 4",
+        len(set(involutions) ^ {4}),
+        0,
+        scope="every even r up to max_width, posenc's pairing_permutation",
+    )
     # The key passes k_norm (LayerNorm, weight gamma, bias beta) before the split. Its mean
     # and variance do not see a permutation of the coordinates, its gamma and beta do:
     # LN(M z; M gamma, M beta) = M LN(z; gamma, beta), so with M W_k, M gamma, M beta the
@@ -920,13 +933,15 @@ def _key_alone(wit: Witness) -> None:
     trained = indexer_scores(net, np.arange(full), hf_apply_interleave)  # (S, T)
     rows_only = indexer_scores(net, moved, hf_apply_half, norm_rows=np.arange(full))
     scale = np.abs(trained).max()
+    query, key = np.unravel_index(np.abs(rows_only - trained).argmax(), trained.shape)
     wit.differs(
-        rows_only / scale,
-        trained / scale,
+        float(rows_only[query, key] / scale),
+        float(trained[query, key] / scale),
         at=f"DeepSeek-V3.2-Exp's indexer shapes (H = {part['index_n_heads']}, D = {full}, "
         f"r = {width}), random weights with k_norm's gamma = 1 + N(0, 1/4), beta = N(0, 0.09): "
         "split-half code on W_q, W_k permuted, gamma and beta not, against the trained "
-        "scores, each over the largest |trained score|",
+        f"score of query {query} and key {key}, both over the largest |trained score| of the "
+        f"{trained.shape[0]} x {trained.shape[1]}",
         margin=Fraction(1, 10),
         by="a tenth of the largest trained score",
     )
