@@ -67,7 +67,8 @@ _LLAMA4_TEMPERATURE = ("vllm-project/vllm#16439", "vllm-project/vllm#19997")
 _TWO_PAIRINGS = (
     "ml-explore/mlx-lm#1431",
     "vllm-project/vllm#28968",
-    "vllm-project/vllm#34353",
+    "1bit-MONSTER/1bit-MONSTER#2418",
+    "ikawrakow/ik_llama.cpp#2099",
     "sgl-project/sglang#13530",
     "huggingface/transformers#46842",
 )

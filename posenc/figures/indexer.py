@@ -3,8 +3,9 @@
 DeepSeek-V3.2's lightning indexer turns the first ``qk_rope_head_dim`` coordinates of each
 index head with the split-half pairing (coordinate ``i`` with ``i + r/2``), while the
 attention's rotary part of the same model pairs adjacent coordinates; GLM-5's indexer pairs
-adjacent ones. Weights trained with one pairing and run with the other turn coordinate
-``c`` at the speed ``w_(c mod r/2)`` instead of the trained ``w_(floor(c/2))``.
+adjacent ones. Adjacent-trained weights (GLM-5's) run split-half turn coordinate ``c`` at
+the speed ``w_(c mod r/2)`` instead of the trained ``w_(floor(c/2))``; the figure uses
+DeepSeek-V3.2-Exp's speeds as the example, since no GLM-5 config is kept.
 
 Reference: Hugging Face Transformers 5.24, ``models/deepseek_v32/modeling_deepseek_v32.py``
 (``DeepseekV32Indexer``, ``apply_rotary_pos_emb``, ``apply_rotary_pos_emb_interleave``) and
@@ -53,7 +54,7 @@ def coordinate_speeds(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def fig_indexer_pairings(offsets: int = 48) -> Figure:
     """An adjacent-trained rotary part read split-half: one coordinate's score, and every speed.
 
-    Left: for DeepSeek-V3.2-Exp's speeds, the score of a unit query and key both equal to
+    Left: for DeepSeek-V3.2-Exp's speeds (an example), the score of a unit query and key both equal to
     ``e_h`` (``h = r/2``) against the offset ``0 .. offsets``: trained (adjacent) it is
     ``cos(j w_(h/2))``, nearly flat; split-half code turns it at ``w_0 = 1``, ``cos(j)``.
     Right: the speed of each coordinate ``c`` of the rotated slice, trained
