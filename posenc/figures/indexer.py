@@ -54,9 +54,10 @@ def coordinate_speeds(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def fig_indexer_pairings(offsets: int = 48) -> Figure:
     """An adjacent-trained rotary part read split-half: one coordinate's score, and every speed.
 
-    Left: for DeepSeek-V3.2-Exp's speeds (an example), the score of a unit query and key both equal to
-    ``e_h`` (``h = r/2``) against the offset ``0 .. offsets``: trained (adjacent) it is
-    ``cos(j w_(h/2))``, nearly flat; split-half code turns it at ``w_0 = 1``, ``cos(j)``.
+    Left: for DeepSeek-V3.2-Exp's speeds (an example), the score of a unit query and key
+    both equal to ``e_h`` (``h = r/2``) against the offset ``0 .. offsets``: trained
+    (adjacent) it is ``cos(j w_(h/2))``, nearly flat; split-half code turns it at
+    ``w_0 = 1``, ``cos(j)``.
     Right: the speed of each coordinate ``c`` of the rotated slice, trained
     (``w_(floor(c/2))``) and under the split-half code (``w_(c mod h)``), on a log axis;
     only ``c = 0`` and ``c = r - 1`` keep theirs.
