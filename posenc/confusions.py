@@ -67,7 +67,8 @@ _LLAMA4_TEMPERATURE = ("vllm-project/vllm#16439", "vllm-project/vllm#19997")
 _TWO_PAIRINGS = (
     "ml-explore/mlx-lm#1431",
     "vllm-project/vllm#28968",
-    "vllm-project/vllm#34353",
+    "1bit-MONSTER/1bit-MONSTER#2418",
+    "ikawrakow/ik_llama.cpp#2099",
     "sgl-project/sglang#13530",
     "huggingface/transformers#46842",
 )
@@ -243,16 +244,33 @@ def _llama4_temperature(reading, part, fam):
 
 
 def _two_pairings(reading, part, fam):
+    """An indexer that pairs its rotary coordinates otherwise than the attention does.
+
+    The rule follows Transformers 5.24: each part's pairing is fixed by its family's code
+    (:attr:`Family.indexer` and the attention's pairing), and no config key is read for
+    the indexer (``indexer_rope_interleave``, kept in some GLM-5 configs, is ignored).
+    A family whose indexer posenc has not read gets a caution that says so.
+    """
     if part.get("index_head_dim") is None:
         return None
-    main = {k.pairing for k in _rotating(reading)}
-    indexer = "interleaved" if part.get("indexer_rope_interleave") else "half"
+    main = sorted({k.pairing for k in _rotating(reading)} - {None})
+    where = f"a sparse-attention indexer (index_head_dim {part['index_head_dim']})"
+    if fam.indexer is None:
+        return (
+            "two_pairings",
+            f"the model has {where} whose rotary pairing posenc does not know for model"
+            f" type {part.get('model_type')!r}; the attention's rotary part uses the"
+            f" {', '.join(main)} pairing: check the indexer's code before running its weights",
+            _TWO_PAIRINGS,
+        )
+    if main == [fam.indexer]:
+        return None
     return (
         "two_pairings",
-        f"the model has a sparse-attention indexer (index_head_dim {part['index_head_dim']})"
-        f" that rotates its keys with the {indexer} pairing, while the attention's rotary"
-        f" part uses the {', '.join(sorted(p for p in main if p))} pairing: two pairings in one"
-        " model, and weights trained one way read the other give degraded long inputs",
+        f"the model has {where} that rotates its keys with the {fam.indexer} pairing,"
+        f" while the attention's rotary part uses the {', '.join(main)} pairing: two"
+        " pairings in one model, and weights trained one way read the other give degraded"
+        " long inputs",
         _TWO_PAIRINGS,
     )
 

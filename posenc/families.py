@@ -35,6 +35,11 @@ class Family:
     pairing_key : str or None
         A config key that switches the pairing to "interleaved" when true (DeepSeek-V3's
         ``rope_interleave``); ``pairing_default`` is its class default.
+    indexer : {"half", "interleaved"} or None
+        The pairing of the sparse-attention indexer's own rotary call, fixed in the code
+        (no config key is read for it): DeepSeek-V3.2's ``apply_rotary_pos_emb``,
+        GLM-MoE-DSA's ``apply_rotary_pos_emb_interleave``. None for a family whose
+        indexer posenc has not read.
     nope : str or None
         How the config says which layers rotate: "no_rope_layers" (a list, 1 = the layer
         rotates, else built from ``no_rope_layer_interval``), "sliding_only" (only
@@ -100,6 +105,7 @@ class Family:
     pairing: str = "half"
     pairing_key: str | None = None
     pairing_default: bool = False
+    indexer: str | None = None
     nope: str | None = None
     temperature: str | None = None
     softmax_mscale: bool = False
@@ -144,7 +150,6 @@ for _module, _names in (
     ("musicflamingo", "musicflamingo"),
     ("openai_privacy_filter", "openai_privacy_filter"),
     ("bailing_hybrid", "bailing_hybrid"),
-    ("glm_moe_dsa", "glm_moe_dsa"),
     ("longcat_flash", "longcat_flash"),
     ("blt", "blt blt_global_transformer blt_local_decoder blt_local_encoder blt_patcher"),
     ("deepseek_v2", "deepseek_v2"),
@@ -153,8 +158,25 @@ for _module, _names in (
     ("pe_video", "pe_video pe_video_encoder"),
 ):
     _put(_names, _module, pairing="interleaved")
-_put("hy_v4_vl hy_v4_vl_text", "hy_v4_vl", pairing="interleaved", mrope="interleaved_thw")
-_put("dots3_note dots3_note_text", "dots3_note", pairing="interleaved")
+_put(
+    "hy_v4_vl hy_v4_vl_text",
+    "hy_v4_vl",
+    pairing="interleaved",
+    indexer="interleaved",
+    mrope="interleaved_thw",
+)
+_put("dots3_note dots3_note_text", "dots3_note", pairing="interleaved", indexer="interleaved")
+# The sparse-attention (DSA) families of Transformers 5.24 and the pairing of each part's
+# rotary call: GlmMoeDsaAttention and GlmMoeDsaIndexer both call
+# apply_rotary_pos_emb_interleave; DeepseekV32Attention and AXK2Attention call
+# apply_rotary_pos_emb_interleave whatever the config says (DeepseekV32Config deletes
+# rope_interleave, AXK2Config has none), their indexers apply_rotary_pos_emb
+# (split-half); HYV4Attention and HYV4Indexer both call apply_rotary_pos_emb. The
+# conformance run measures every indexer's call (record.json, "also").
+_put("glm_moe_dsa", "glm_moe_dsa", pairing="interleaved", indexer="interleaved")
+_put("deepseek_v32", "deepseek_v32", pairing="interleaved", indexer="half")
+_put("axk2", "axk2", pairing="interleaved", indexer="half")
+_put("hy_v4", "hy_v4", indexer="half")
 _put(
     "moonshine",
     "moonshine",
@@ -166,10 +188,8 @@ _put(
 # 2i with 2i + 1 (the coordinates are de-interleaved, then rotate_half).
 for _name in (
     "deepseek_v3",
-    "deepseek_v32",
     "glm4_moe_lite",
     "axk1",
-    "axk2",
     "sarvam_mla",
     "youtu",
 ):
@@ -186,6 +206,7 @@ _put(
     "mistral_large4 mistral_large4_text",
     "mistral_large4",
     pairing="interleaved",
+    indexer="interleaved",
     nope="no_rope_layers",
     temperature="llama4_beta",
 )
@@ -193,6 +214,7 @@ _put(
     "deepseek_v4",
     "deepseek_v4",
     pairing="interleaved",
+    indexer="interleaved",
     labels=("main", "compress"),
     blocks={"sliding_attention": "main", "*": "compress"},
 )

@@ -159,6 +159,57 @@ def test_two_pairings_in_deepseek_v32():
     assert "half pairing" in caution.message and "interleaved pairing" in caution.message
 
 
+# Transformers 5.24's code, read by hand (models/<family>/modeling_<family>.py): the
+# rotary call of the attention and of the indexer. No config key is read for either.
+INDEXER_FAMILIES = {
+    "deepseek_v32": ("interleaved", "half"),  # DeepseekV32Attention, DeepseekV32Indexer
+    "axk2": ("interleaved", "half"),  # AXK2Attention, AXK2Indexer ("NON-interleaved")
+    "glm_moe_dsa": ("interleaved", "interleaved"),  # both apply_rotary_pos_emb_interleave
+    "hy_v4": ("half", "half"),  # both apply_rotary_pos_emb
+}
+
+
+@pytest.mark.parametrize("model_type", INDEXER_FAMILIES)
+@pytest.mark.parametrize(
+    "keys", [{}, {"rope_interleave": False}, {"indexer_rope_interleave": True}]
+)
+def test_the_indexer_pairing_follows_the_family_code(model_type, keys):
+    attention, indexer = INDEXER_FAMILIES[model_type]
+    config = {**raw("deepseek-v3.2-exp.json"), "model_type": model_type, **keys}
+    reading = read_model(config)
+    assert {k.pairing for k in reading.kinds if k.rotates} == {attention}
+    found = [c.message for c in reading.cautions if c.code == "two_pairings"]
+    if attention == indexer:
+        assert found == []
+    else:
+        (message,) = found
+        assert f"with the {indexer} pairing" in message
+        assert f"uses the {attention} pairing" in message
+
+
+def test_every_measured_indexer_pairing_is_the_family_one():
+    # The conformance run (Transformers 5.24) traces the indexer's apply call and
+    # measures its pairing on unit vectors: "<function> in <module>.indexer: <pairing>".
+    from posenc.families import family
+
+    record = json.loads((CONFIGS.parents[1] / "conformance" / "record.json").read_text())
+    measured = {}
+    for case in record["cases"]:
+        for found in case.get("measured") or []:
+            for line in found.get("also", []) if isinstance(found, dict) else []:
+                where, _, label = line.rpartition(": ")
+                if where.endswith(".indexer"):
+                    measured.setdefault(case["model_type"], set()).add(label)
+    assert {"deepseek_v32", "axk2", "glm_moe_dsa", "hy_v4"} <= set(measured)
+    assert {t: {family(t).indexer} for t in measured} == measured
+
+
+def test_an_unread_indexer_is_said_to_be_unknown():
+    config = {**raw("deepseek-v3.2-exp.json"), "model_type": "deepseek_v4_unknown"}
+    (message,) = [c.message for c in read_model(config).cautions if c.code == "two_pairings"]
+    assert "does not know" in message
+
+
 def test_ministral3_scales_every_query():
     reading = read_model(CONFIGS / "ministral-3-3b-reasoning-2512.json")
     params = raw("ministral-3-3b-reasoning-2512.json")["rope_parameters"]

@@ -262,6 +262,11 @@ BREAKS = {
         '    return part["kv_lora_rank"] + part["qk_rope_head_dim"]',
         '    return part["kv_lora_rank"]',
     ),
+    # Proposition 37: the fix's rows moved by P^T instead of P (p taken for its inverse)
+    "p37_two_pairings_in_one_model.py": (
+        "    order = np.concatenate([np.argsort(pairing_permutation(width)), np.arange(width, full)])",  # noqa: E501
+        "    order = np.concatenate([pairing_permutation(width), np.arange(width, full)])",
+    ),
 }
 
 

@@ -28,6 +28,7 @@ from .conventions import fig_floating_point, fig_library_conventions
 from .decay import fig_rope_decay
 from .dynamic import fig_dynamic_ntk
 from .extrapolation import fig_seen_arcs
+from .indexer import fig_indexer_pairings
 from .interpolation import fig_ntk_factors, fig_position_interpolation
 from .kerple import fig_kerple
 from .ladder import fig_ladder_rung_short, fig_position_signature, fig_similarity_offset
@@ -61,6 +62,7 @@ MODULES = (
     "decay",
     "dynamic",
     "extrapolation",
+    "indexer",
     "interpolation",
     "kerple",
     "ladder",
@@ -93,6 +95,7 @@ __all__ = [
     "fig_dog_bites_man",
     "fig_dynamic_ntk",
     "fig_floating_point",
+    "fig_indexer_pairings",
     "fig_kerple",
     "fig_ladder_rung_short",
     "fig_library_conventions",
