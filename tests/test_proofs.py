@@ -247,6 +247,11 @@ BREAKS = {
         "    return (n <= m) & (n > m - window)  # (L, L)",
         "    return (n <= m) & (n >= m - window)  # (L, L)",
     ),
+    # Proposition 38: the sum over all but the last pair (the ladder one rung short)
+    "p38_rope_base_bound.py": (
+        "        out[start : start + m.size] = np.cos(m[:, None] * theta).sum(axis=1)  # (c,)",
+        "        out[start : start + m.size] = np.cos(m[:, None] * theta[:-1]).sum(axis=1)  # (c,)",
+    ),
 }
 
 
