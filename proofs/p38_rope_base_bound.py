@@ -147,6 +147,14 @@ def meets(rec: Recorder, base, length: int, label: str):
     at = int(np.argmin(values))
     checked = sorted({at, *low.tolist()})
     confirmed = [exact_sum(m, base) for m in checked]
+    spot = [0, length, *np.random.default_rng(length).integers(0, length + 1, 6).tolist()]
+    rec.close(
+        f"{label}: the float64 pass against 50 digits, within its error bound",
+        [float(values[m]) for m in checked + spot],
+        confirmed + [exact_sum(m, base) for m in spot],
+        tol=float(float_bound(length)),
+        scope=f"the {len(checked)} offsets confirmed below, m = 0, m = L and 6 random offsets",
+    )
     rec.numeric(
         f"{label}: B(m) >= 0 at every offset (float64 above the margin, else at 50 digits; "
         "the amount below 0)",
