@@ -21,7 +21,9 @@ from posenc.figures.basebound import BOUNDS, MODELS, fig_base_bound
 def _sum(m: int, base: float) -> float:
     with mpmath.workdps(50):
         b = mpmath.mpf(base)
-        return float(mpmath.fsum(mpmath.cos(m * b ** (-mpmath.mpf(2 * i) / 128)) for i in range(64)))
+        return float(
+            mpmath.fsum(mpmath.cos(m * b ** (-mpmath.mpf(2 * i) / 128)) for i in range(64))
+        )
 
 
 @pytest.fixture(scope="module")
