@@ -39,11 +39,22 @@ NUMBER = 38
 TITLE = "The base bound: where the rotary sum of Men et al. stays non-negative"
 USES = (9, 12, 22)
 
-# The head width; the largest width of the symbolic family; the float64 margin under
-# which an offset's sum is confirmed at 50 digits; the random offsets of the 2^20 row;
-# the base koboldcpp's automatic rule gives Llama 2 at 8192 (PR #910's table).
+# The head width; the lengths of the rows checked at every offset; the factor of the
+# base above b*(4096) that fails; the bracket's relative width; the step below b* of
+# the figure's lower curve; the margin of the failing sums; the largest width of the
+# symbolic family; the float64 margin under which a sum is confirmed at 50 digits; the
+# random offsets of the 2^20 row; the base koboldcpp's automatic rule gives Llama 2 at
+# 8192 (PR #910's table).
 INPUTS = {
     "width": 128,
+    "len_4096": 4096,
+    "len_8192": 8192,
+    "len_32768": 32768,
+    "len_131072": 131072,
+    "above": Fraction(3, 2),
+    "rtol": Fraction(1, 10**6),
+    "lower": Fraction(1, 10**3),
+    "witness_margin": Fraction(1, 10**5),
     "most_width": 8,
     "margin": Fraction(1, 10**7),
     "sampled": 4096,
@@ -56,7 +67,7 @@ ROOT = Path(kit.__file__).resolve().parent.parent
 CONFIG_DIR = ROOT / "data/configs"
 
 #: The rows checked over every offset; the row checked at stated offsets only.
-FULL = (4096, 8192, 32768, 131072)
+FULL = (INPUTS["len_4096"], INPUTS["len_8192"], INPUTS["len_32768"], INPUTS["len_131072"])
 SAMPLED = 1048576
 
 #: The kinds of layer the page names: figure name -> (file stems, layer kind or None).
@@ -286,14 +297,14 @@ def checks(rec: Recorder) -> None:
             f"{label}: at the base just below, B(m) < 0 at m = {witness} (50 digits)",
             float(missed),
             low=-WIDTH // 2,
-            high=-Fraction(1, 10**5),
+            high=-INPUTS["witness_margin"],
             samples=1,
             scope=f"base {below!r}, mpmath at 50 digits; margin 10^-5 against float64 error",
         )
         rec.exact(
             f"{label}: the two bases are within 10^-6 of each other, the witness within L",
             Fraction(base) - Fraction(below),
-            Fraction(base) / 10**6,
+            Fraction(base) * INPUTS["rtol"],
             relation="<=",
             scope=f"witness m = {witness} <= {length}",
         )
@@ -328,9 +339,9 @@ def checks(rec: Recorder) -> None:
     # Step 4. Not monotone: at L = 131072 the base b*(1 - 10^-3), below b*, meets the
     # condition at every offset; at L = 4096 a base above b* fails it.
     length, base = figure.BOUNDS[3][0], figure.BOUNDS[3][1]
-    meets(rec, base * (1 - 1e-3), length, f"L = {length}, base b*(1 - 10^-3)")
+    meets(rec, base * float(1 - INPUTS["lower"]), length, f"L = {length}, base b*(1 - 10^-3)")
     length, base = figure.BOUNDS[0][0], figure.BOUNDS[0][1]
-    lower = base * (1 - 1e-3)  # the figure's second curve
+    lower = base * float(1 - INPUTS["lower"])  # the figure's second curve
     miss = similarity.first_negative(length, WIDTH, base=lower)
     rec.band(
         f"L = {length}: at b*(1 - 10^-3), the figure's lower curve, B(m) < 0 at some m <= L",
@@ -340,10 +351,10 @@ def checks(rec: Recorder) -> None:
         samples=1,
         scope=f"m = {miss} found by posenc.similarity.first_negative, mpmath at 50 digits",
     )
-    above = base * 1.5
+    above = base * float(INPUTS["above"])
     miss = similarity.first_negative(length, WIDTH, base=above)
     rec.band(
-        f"L = {length}: at 1.5 b*, above the bound, B(m) < 0 at some m <= L (50 digits)",
+        f"L = {length}: at b* times 3/2, above the bound, B(m) < 0 at some m <= L (50 digits)",
         float(exact_sum(miss, above)),
         low=-WIDTH // 2,
         high=-Fraction(1, 100),
@@ -543,14 +554,14 @@ MISREADINGS = [
     Misreading(
         "The bound grows in proportion to the context length",
         _linear,
-        why="From 4096 to 2^20 positions the context grows 256 times and b* more than ten "
+        why="From 4096 to 2^20 positions the context grows 2^8 times and b* more than ten "
         "thousand times.",
     ),
     Misreading(
         "Any base above 10,000 covers a context of 128k",
         _any_large_base,
-        why="With the plain ladder, Llama 3.1's base of 500000 leaves a negative sum below "
-        "131072; the bound there is about 9 x 10^6.",
+        why="With the plain ladder, Llama 3.1's base leaves a negative sum below 131072 "
+        "positions, far under the bound there.",
     ),
     Misreading(
         "A base that keeps perplexity low at a length meets the paper's condition there",
