@@ -109,13 +109,9 @@ def speeds(base) -> np.ndarray:
 
 
 def exact_sum(m: int, base) -> mpmath.mpf:
-    """B(m) at 50 digits, for a base given as a float, a Fraction or an mpf."""
+    """B(m) at 50 digits, for a base given as an int or a float (taken exactly)."""
     with mpmath.workdps(50):
-        b = (
-            mpmath.mpf(base)
-            if not isinstance(base, Fraction)
-            else (mpmath.mpf(base.numerator) / base.denominator)
-        )
+        b = mpmath.mpf(base)
         return mpmath.fsum(
             mpmath.cos(m * b ** (-mpmath.mpf(2 * i) / WIDTH)) for i in range(WIDTH // 2)
         )
@@ -227,14 +223,14 @@ def checks(rec: Recorder) -> None:
         norms = [q[2 * i] ** 2 + q[2 * i + 1] ** 2 for i in range(d // 2)]
         return score - sum(n * sp.cos(m * t) for n, t in zip(norms, thetas, strict=True))
 
-    rec.instances(
+    family = rec.instances(
         "q^T R(m) q = sum_i |q_i|^2 cos(m theta_i): B(m) when each pair of q has length 1",
         ((f"d = {d}", case(d)) for d in range(2, INPUTS["most_width"] + 1, 2)),
         scope=f"d = 2, 4, .., {INPUTS['most_width']}, every real q, integer m, speeds > 0",
     )
     rec.exact(
         "widths of the family checked (d = 2, 4, 6, 8)",
-        len(range(2, INPUTS["most_width"] + 1, 2)),
+        family.samples,
         4,
         scope="the family above",
     )
@@ -243,6 +239,12 @@ def checks(rec: Recorder) -> None:
     rng = np.random.default_rng(38)
     offsets = np.concatenate([[0, 1, 3634, 2**20], rng.integers(0, 2**20, 60)])  # (64,)
     got = similarity.dot_profile(offsets, WIDTH, base=1.0e6)  # (64,)
+    rec.exact(
+        "the offsets compared reach 2^20",
+        int(offsets.max()),
+        2**20,
+        scope="the 64 offsets below",
+    )
     rec.close(
         "posenc's dot_profile is B(m) = sum_i cos(m 10^(6 (-2i/128)))",
         list(got),
@@ -273,6 +275,12 @@ def checks(rec: Recorder) -> None:
                 np.concatenate([near, rng.integers(0, length + 1, INPUTS["sampled"])])
             )
             values = similarity.dot_profile(picks, WIDTH, base=base)
+            rec.exact(
+                f"{label}: offsets around the smallest value, 2048 on each side and m itself",
+                near.size,
+                4097,
+                scope=f"m = {at}, whose neighbourhood lies inside [0, {length}]",
+            )
             lowest = exact_sum(at, base)
             rec.numeric(
                 f"{label}: B(m) >= 0 at the offsets looked at (the amount below 0)",
@@ -299,12 +307,13 @@ def checks(rec: Recorder) -> None:
             samples=1,
             scope=f"base {below!r}, mpmath at 50 digits; margin 10^-5 against float64 error",
         )
-        rec.exact(
-            f"{label}: the two bases are within 10^-6 of each other, the witness within L",
-            Fraction(base) - Fraction(below),
-            Fraction(base) * INPUTS["rtol"],
-            relation="<=",
-            scope=f"witness m = {witness} <= {length}",
+        rec.band(
+            f"{label}: the two bases are within 10^-6 of each other, and the last halving "
+            "left more than half that ((b* - below) / b*)",
+            (Fraction(base) - Fraction(below)) / Fraction(base),
+            low=INPUTS["rtol"] / 2,
+            high=INPUTS["rtol"],
+            scope="the search halves, in log scale, until the bracket is within 10^-6",
         )
         rec.exact(
             f"{label}: the witness lies in [0, L]",
@@ -321,6 +330,13 @@ def checks(rec: Recorder) -> None:
             quantity=f"bound_{length}",
             show=Show(sig=3),
         )
+    rec.band(
+        "b* grows more than ten thousand times from 4096 to 2^20 positions (b*(2^20) / b*(4096))",
+        growth(),
+        low=10**4,
+        high=2 * 10**4,
+        scope="the first and last rows of posenc.figures.basebound.BOUNDS, checked above",
+    )
     rec.exact(
         "rows checked: 4096, 8192, 32768, 131072 and 2^20",
         len(lengths),
@@ -337,7 +353,15 @@ def checks(rec: Recorder) -> None:
     # Step 4. Not monotone: at L = 131072 the base b*(1 - 10^-3), below b*, meets the
     # condition at every offset; at L = 4096 a base above b* fails it.
     length, base = figure.BOUNDS[3][0], figure.BOUNDS[3][1]
-    meets(rec, base * float(1 - INPUTS["lower"]), length, f"L = {length}, base b*(1 - 10^-3)")
+    lower = base * float(1 - INPUTS["lower"])
+    rec.exact(
+        f"L = {length}: the base b*(1 - 10^-3) is below b*",
+        Fraction(lower),
+        Fraction(base),
+        relation="<",
+        scope="float64 values as exact rationals",
+    )
+    meets(rec, lower, length, f"L = {length}, base b*(1 - 10^-3)")
     length, base = figure.BOUNDS[0][0], figure.BOUNDS[0][1]
     lower = base * float(1 - INPUTS["lower"])  # the figure's second curve
     miss = similarity.first_negative(length, WIDTH, base=lower)
@@ -350,6 +374,13 @@ def checks(rec: Recorder) -> None:
         scope=f"m = {miss} found by posenc.similarity.first_negative, mpmath at 50 digits",
     )
     above = base * float(INPUTS["above"])
+    rec.exact(
+        f"L = {length}: the base b* times 3/2 is above b*",
+        Fraction(above),
+        Fraction(base),
+        relation=">",
+        scope="float64 values as exact rationals",
+    )
     miss = similarity.first_negative(length, WIDTH, base=above)
     rec.band(
         f"L = {length}: at b* times 3/2, above the bound, B(m) < 0 at some m <= L (50 digits)",
@@ -494,12 +525,17 @@ def _larger_is_better(wit: Witness) -> None:
     )
 
 
+def growth() -> Fraction:
+    """b*(2^20) / b*(4096), exactly, from the rows of the table."""
+    return Fraction(figure.BOUNDS[-1][1]) / Fraction(figure.BOUNDS[0][1])
+
+
 def _linear(wit: Witness) -> None:
     # "The bound grows in proportion to L." From 4096 to 2^20 (256 times longer) b*
     # grows by a factor over ten thousand.
     low, high = figure.BOUNDS[0], figure.BOUNDS[-1]
     wit.differs(
-        sp.Rational(Fraction(high[1]) / Fraction(low[1])),
+        sp.Rational(growth()),
         sp.Rational(high[0], low[0]),
         at=f"b*({high[0]}) / b*({low[0]}) against {high[0]} / {low[0]}",
         margin=1000,
