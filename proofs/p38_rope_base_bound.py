@@ -332,10 +332,16 @@ def checks(rec: Recorder) -> None:
         )
     rec.band(
         "b* grows more than ten thousand times from 4096 to 2^20 positions (b*(2^20) / b*(4096))",
-        growth(),
+        growth()[0],
         low=10**4,
         high=2 * 10**4,
         scope="the first and last rows of posenc.figures.basebound.BOUNDS, checked above",
+    )
+    rec.exact(
+        "while the context grows 2^8 times (2^20 / 4096, from the same rows)",
+        growth()[1],
+        2**8,
+        scope="the first and last rows of posenc.figures.basebound.BOUNDS",
     )
     rec.exact(
         "rows checked: 4096, 8192, 32768, 131072 and 2^20",
@@ -427,7 +433,8 @@ def checks(rec: Recorder) -> None:
             if theta is None:  # the file leaves the base to its config class
                 defaults += 1
                 theta = read[0][2] if read else None
-            mismatches += len(read) != 1 or read[0][2:] != (float(theta), span)
+            mismatches += len(read) != 1
+            mismatches += sum(r[2:] != (float(theta), span) for r in read)
             mismatches += (float(theta), span) != (base, length)
         kind_rows = [r for r in rows if r[0] == stems[0] and (layer is None or r[1] == layer)]
         rec.exact(
@@ -525,19 +532,20 @@ def _larger_is_better(wit: Witness) -> None:
     )
 
 
-def growth() -> Fraction:
-    """b*(2^20) / b*(4096), exactly, from the rows of the table."""
-    return Fraction(figure.BOUNDS[-1][1]) / Fraction(figure.BOUNDS[0][1])
+def growth() -> tuple[Fraction, Fraction]:
+    """From the first to the last row of the table: b*(2^20) / b*(4096) and 2^20 / 4096."""
+    first, last = figure.BOUNDS[0], figure.BOUNDS[-1]
+    return Fraction(last[1]) / Fraction(first[1]), Fraction(last[0], first[0])
 
 
 def _linear(wit: Witness) -> None:
     # "The bound grows in proportion to L." From 4096 to 2^20 (256 times longer) b*
     # grows by a factor over ten thousand.
-    low, high = figure.BOUNDS[0], figure.BOUNDS[-1]
+    bases, lengths = growth()
     wit.differs(
-        sp.Rational(growth()),
-        sp.Rational(high[0], low[0]),
-        at=f"b*({high[0]}) / b*({low[0]}) against {high[0]} / {low[0]}",
+        sp.Rational(bases),
+        sp.Rational(lengths),
+        at=f"b*(2^20) / b*(4096) against 2^20 / 4096 = {lengths}",
         margin=1000,
         by="a thousand",
     )
