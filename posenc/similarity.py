@@ -49,12 +49,14 @@ from posenc.encoding import _cis, _ladder
 
 __all__ = [
     "BaseBound",
+    "GridBase",
     "base_bound",
     "distance_profile",
     "dot_profile",
     "first_negative",
     "first_rise",
     "lowest_dot",
+    "smallest_grid_base",
 ]
 
 # Elements (offsets x pairs) per pass of the double-double routine: keeps the
@@ -411,8 +413,11 @@ def base_bound(
 ) -> BaseBound:
     """The smallest base whose rotary sum stays non-negative up to ``length``.
 
-    Men et al. (arXiv:2405.14591) ask that ``B(m) = sum_i cos(m base**(-2i/d))`` be
-    ``>= 0`` for every offset ``m = 0 .. length``. That condition is not monotone in the
+    The condition is ``B(m) = sum_i cos(m base**(-2i/d)) >= 0`` at every integer
+    offset ``m = 0 .. length`` (posenc's reading of Men et al., arXiv:2405.14591, whose
+    text was not read). The base returned is where this search stops, which can be far
+    above the smallest base that meets the condition: see :func:`smallest_grid_base`
+    for that. The condition is not monotone in the
     base: above the first base that meets it, some bases fail again. So "smallest" is
     found as follows. The bases ``start * ratio**k`` are tried upwards until one meets
     the condition; the step before it is then halved (in log scale) until the two ends
@@ -424,9 +429,11 @@ def base_bound(
     Parameters
     ----------
     length : int
-        The context: the largest offset asked about, an integer ``>= 1``.
+        The context: the largest offset asked about, an integer ``>= 1``. At width 128
+        the lengths 1 and 2 are met by every base from 2 up, so they need ``start < 2``.
     width : int, optional
-        Head width ``d``, an even integer ``>= 2``.
+        Head width ``d``, an even integer ``>= 2``; width 2 with ``length >= 2`` is
+        refused (``B(m) = cos m`` for every base, and ``cos 2 < 0``).
     start : float, optional
         The first base tried, a finite real number ``> 1``; it must fail the condition.
     ratio : float, optional
@@ -459,6 +466,7 @@ def base_bound(
     rtol = _validate.real("rtol", rtol)
     if not 0 < rtol < ratio - 1:
         raise ValueError(f"rtol must be in (0, ratio - 1), got {rtol!r}")
+    _refuse_width_2(width, length)
     misses, base = [], start
     while True:
         miss = _first_miss(*_ladder(base, width), length)
@@ -466,7 +474,7 @@ def base_bound(
             break
         misses.append((base, miss))
         base *= ratio
-        if not math.isfinite(base):  # pragma: no cover - every length is met by some base
+        if not math.isfinite(base):  # pragma: no cover - width >= 4 is met by a large base
             raise ValueError(f"no base up to {base!r} meets the condition")
     if not misses:
         raise ValueError(f"start={start!r} already meets the condition: start lower")
@@ -481,3 +489,109 @@ def base_bound(
     lowest, at = _scan(*_ladder(high, width), length, stop_at_negative=False)
     missed = float(dot_profile(witness, width, base=low))
     return BaseBound(high, lowest, at, low, witness, missed, tuple(misses))
+
+
+def _refuse_width_2(width: int, length: int) -> None:
+    if width == 2 and length >= 2:
+        raise ValueError(
+            "no base meets the condition at width 2 up to a length >= 2: "
+            "B(m) = cos m for every base, and cos 2 < 0"
+        )
+
+
+class GridBase(NamedTuple):
+    """The result of :func:`smallest_grid_base`.
+
+    ``base = start * ratio**index``: the first base of the grid where the sum stays
+    ``>= 0`` at every integer offset up to the length (its ``lowest`` value, at offset
+    ``at``). ``misses[k]``: for each grid base ``start * ratio**k`` with ``k < index``,
+    an offset ``<= length`` where the sum is negative there.
+    """
+
+    base: float
+    index: int
+    lowest: float
+    at: int
+    misses: tuple[int, ...]
+
+
+#: Grid bases screened together, and the float64 margin a screened value must clear.
+_BATCH = 128
+_SCREEN = 1e-6
+
+
+def _screen(bases: np.ndarray, width: int) -> np.ndarray:
+    """For each base, the offset ``m < _STEPS`` where ``S`` is lowest if that value is
+    below ``-_SCREEN`` (plain float64, error far below the margin), else -1: (n,)."""
+    i = np.arange(width // 2, dtype=np.float64)  # (d/2,)
+    theta = bases[:, None] ** (-2.0 * i / width)  # (n, d/2)
+    m = np.arange(_STEPS, dtype=np.float64)  # (J,)
+    values = np.cos(m[None, :, None] * theta[:, None, :]).sum(axis=2)  # (n, J)
+    where = values.argmin(axis=1)  # (n,)
+    low = values[np.arange(bases.size), where]  # (n,)
+    return np.where(low < -_SCREEN, where, -1)
+
+
+def smallest_grid_base(
+    length: int, width: int = 128, *, start: float = 2.0, ratio: float = 1.001
+) -> GridBase:
+    """The smallest base of the grid ``start * ratio**k`` that meets the condition.
+
+    The condition is ``B(m) = sum_i cos(m base**(-2i/d)) >= 0`` at every integer offset
+    ``m = 0 .. length`` (posenc's reading of Men et al., arXiv:2405.14591). The grid
+    is scanned upwards from ``k = 0``; each base that fails gets an offset where
+    ``B < 0`` (most fail at a small offset, found by a batched float64 screen of the
+    first 1024 offsets; the others by :func:`first_negative`'s scan), and the first
+    that passes is returned. A base strictly between two grid points is not tried:
+    ``ratio`` is the resolution. Unlike :func:`base_bound`, no base of the grid below
+    the answer passes, by construction.
+
+    Parameters
+    ----------
+    length : int
+        The context, an integer ``>= 0`` and ``<= 2**53``.
+    width : int, optional
+        Head width ``d``, an even integer ``>= 2``; width 2 with ``length >= 2`` is
+        refused (``cos 2 < 0`` for every base).
+    start : float, optional
+        The first base of the grid, a finite real number ``> 1``.
+    ratio : float, optional
+        The step of the grid, a real number ``> 1``.
+
+    Returns
+    -------
+    GridBase
+
+    Examples
+    --------
+    >>> found = smallest_grid_base(256, 16, ratio=1.01)
+    >>> found.index == len(found.misses), lowest_dot(256, 16, base=found.base)[0] >= 0
+    (True, True)
+    >>> all(dot_profile(m, 16, base=2 * 1.01**k) < 0 for k, m in enumerate(found.misses))
+    True
+    """
+    length = _validate.integer("length", length)
+    if length > _validate.MAX_POSITION:
+        raise ValueError(f"length must be <= 2**53, got {length}")
+    width = _validate.width(width)
+    start = _validate.base(start)
+    ratio = _validate.real("ratio", ratio)
+    if not ratio > 1:
+        raise ValueError(f"ratio must be > 1, got {ratio!r}")
+    _refuse_width_2(width, length)
+    misses: list[int] = []
+    k = 0
+    while True:
+        bases = start * ratio ** np.arange(k, k + _BATCH, dtype=np.float64)  # (n,)
+        if not np.isfinite(bases).all():  # pragma: no cover - width >= 4 is met by a large base
+            raise ValueError(f"no base of the grid up to {bases[-1]!r} meets the condition")
+        screened = _screen(bases, width) if length >= _STEPS else np.full(bases.size, -1)
+        for j, base in enumerate(bases.tolist()):
+            miss = int(screened[j]) if screened[j] >= 0 else None
+            if miss is None:
+                miss = _first_miss(*_ladder(base, width), length)
+            if miss is None:
+                lowest, at = _scan(*_ladder(base, width), length, stop_at_negative=False)
+                return GridBase(base, k + j, lowest, at, tuple(misses))
+            misses.append(miss)
+        k += _BATCH

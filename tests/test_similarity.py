@@ -24,6 +24,7 @@ from posenc.similarity import (
     first_negative,
     first_rise,
     lowest_dot,
+    smallest_grid_base,
 )
 
 MAX = 2**53
@@ -290,3 +291,29 @@ def test_base_bound_brackets_the_condition_at_1024():
 def test_base_bound_refuses_bad_input(kwargs, error):
     with pytest.raises(error):
         base_bound(**kwargs)
+
+
+def test_smallest_grid_base_passes_and_every_grid_base_below_fails():
+    found = smallest_grid_base(1024, 64, ratio=1.01)
+    assert found.index == len(found.misses) > 0
+    assert found.base == pytest.approx(2.0 * 1.01**found.index, rel=1e-12)
+    assert _brute_lowest(1024, 64, found.base)[0] >= 0 and found.lowest >= 0
+    for k, miss in enumerate(found.misses):  # every grid base below fails, at its offset
+        assert 0 <= miss <= 1024 and float(exact_dot(miss, 64, base=2.0 * 1.01**k)) < 0
+    # base_bound's answer for the same length is not below this one on a finer grid
+    assert base_bound(1024, 64).base >= found.base / 1.01
+
+
+@pytest.mark.parametrize("function", [base_bound, smallest_grid_base])
+def test_width_2_is_refused_not_searched_to_overflow(function):
+    # B(m) = cos m at width 2 for every base, and cos 2 < 0: no base meets the condition
+    with pytest.raises(ValueError, match="width 2"):
+        function(100, 2)
+
+
+def test_short_lengths_need_a_lower_start():
+    # lengths 1 and 2 at width 128 are met from base 2 up: the default start is refused
+    with pytest.raises(ValueError, match="start lower"):
+        base_bound(2)
+    assert base_bound(2, start=1.01).base < 2
+    assert smallest_grid_base(2).index == 0
