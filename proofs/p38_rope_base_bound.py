@@ -569,7 +569,7 @@ def _any_large_base(wit: Witness) -> None:
 
 
 def _good_perplexity(wit: Witness) -> None:
-    # koboldcpp PR #910: Llama 2 13B at 8192 with the base 26784 from the new rule had
+    # koboldcpp PR #910: a q4-quantised Llama 2 13B at 8192 with the base 26784 from the new rule had
     # the lower perplexity of the table's two rows at that length. "A base that gives
     # good perplexity at a length meets the condition there." It does not: B(m) < 0 at
     # some m <= 8192.
@@ -607,8 +607,9 @@ MISREADINGS = [
     Misreading(
         "A base that keeps perplexity low at a length meets the paper's condition there",
         _good_perplexity,
-        why="The base koboldcpp's new rule gave Llama 2 at 8192 had the lower perplexity of "
-        "two, yet the sum is negative below 8192 with it. Men et al. warn of a superficial "
-        "long-context ability that perplexity does not show.",
+        why="The base koboldcpp's new rule gave a q4-quantised Llama 2 13B at 8192 had the "
+        "lower perplexity of two, yet the sum is negative below 8192 with it. Men et al.'s "
+        "abstract warns of a superficial long-context ability; that perplexity does not show "
+        "it is what secondary accounts of the paper say.",
     ),
 ]
