@@ -2,11 +2,16 @@
 
 The plotted data must agree with values computed here independently, with mpmath at
 50 digits: the sum B(m) = sum_i cos(m b^(-2i/128)) on the right, and, for the models
-drawn as failing, an offset with a negative sum. Determinism, untouched rcParams and
-the absence of pyplot are checked for every figure at once, in test_figures.py.
+drawn as failing, an offset with a negative sum. The left panel draws the certificate
+data/base-bound.json, whose grid bases are recomputed here as 2 * 1.001**k.
+Determinism, untouched rcParams and the absence of pyplot are checked for every figure
+at once, in test_figures.py.
 """
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
 
 import mpmath
 import numpy as np
@@ -16,6 +21,13 @@ from matplotlib.lines import Line2D
 
 from posenc import similarity
 from posenc.figures.basebound import BOUNDS, MODELS, fig_base_bound
+
+CERTIFICATE = Path(__file__).resolve().parents[1] / "data/base-bound.json"
+
+
+def _rows() -> list[tuple[int, int]]:
+    data = json.loads(CERTIFICATE.read_text(encoding="utf-8"))
+    return [(r["length"], r["index"]) for r in data["rows"]]
 
 
 def _sum(m: int, base: float) -> float:
@@ -39,10 +51,15 @@ def test_page_width_white_and_alt_text(fig):
     assert 30 <= len(first) <= 125 and first.endswith(".")
 
 
-def test_left_panel_draws_the_table_and_the_models(fig):
+def test_left_panel_draws_the_certificate_the_table_and_the_models(fig):
+    data = _by_gid(fig, Line2D, "grid").get_xydata()
+    assert data[:, 0].tolist() == [length for length, _ in _rows()]
+    assert data[:, 1].tolist() == [2.0 * 1.001**k for _, k in _rows()]
     data = _by_gid(fig, Line2D, "bound").get_xydata()
     assert data[:, 0].tolist() == [row[0] for row in BOUNDS]
     assert data[:, 1].tolist() == [row[1] for row in BOUNDS]
+    grid = [2.0 * 1.001**k for _, k in _rows()]
+    assert all(b > g for b, g in zip(data[:, 1], grid, strict=True))
     failing = []
     for index, (name, base, length) in enumerate(MODELS):
         lines = [
@@ -59,9 +76,9 @@ def test_left_panel_draws_the_table_and_the_models(fig):
     assert failing == ["Llama 2 7B", "Qwen2.5-7B, Qwen3-8B", "Qwen3-VL-8B"]
 
 
-def test_right_panel_is_the_sum_at_and_below_the_bound(fig):
-    length, base = BOUNDS[0][:2]
-    for tag, value in (("at", base), ("below", base * (1 - 1e-3))):
+def test_right_panel_is_the_sum_at_and_one_step_below_the_grid_answer(fig):
+    length, k = _rows()[0]
+    for tag, value in (("at", 2.0 * 1.001**k), ("below", 2.0 * 1.001 ** (k - 1))):
         data = _by_gid(fig, Line2D, f"sum-{tag}").get_xydata()
         assert data[0, 0] == 3000 and data[-1, 0] == length
         for row in (0, 317, len(data) - 1):
@@ -70,6 +87,8 @@ def test_right_panel_is_the_sum_at_and_below_the_bound(fig):
     below = _by_gid(fig, Line2D, "sum-below").get_ydata()
     at = _by_gid(fig, Line2D, "sum-at").get_ydata()
     assert below.min() < 0 <= at.min()
+    m = 3000 + int(np.argmin(below))
+    assert _sum(m, 2.0 * 1.001 ** (k - 1)) < -0.1
 
 
 def test_other_widths_are_refused():

@@ -472,6 +472,18 @@ def test_a_change_to_a_config_a_proof_reads_changes_its_key(tmp_path, monkeypatc
     assert runner.cache_key(proof) != before
 
 
+def test_a_change_to_the_certificate_proposition_38_reads_changes_its_key(tmp_path, monkeypatch):
+    # Proposition 38 checks data/base-bound.json: an edit there must run it again.
+    shutil.copytree(ROOT / "posenc", tmp_path / "posenc")
+    shutil.copytree(ROOT / "data", tmp_path / "data")
+    monkeypatch.setattr(runner, "ROOT", tmp_path)
+    proof = ROOT / "proofs" / "p38_rope_base_bound.py"
+    before = runner.cache_key(proof)
+    certificate = tmp_path / "data" / "base-bound.json"
+    certificate.write_text(certificate.read_text().replace('"index": 9514', '"index": 9513'))
+    assert runner.cache_key(proof) != before
+
+
 # -- the kit itself ----------------------------------------------------------------
 
 

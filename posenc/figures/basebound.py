@@ -1,12 +1,13 @@
 """Figures about the base bound of Men et al.: the rotary sum up to a length (Prop. 38).
 
 For a head of width d with speeds w_i = b^(-2i/d), B(m) = sum_i cos(m w_i) is the
-rotary score of a query with itself at offset m when every pair has length 1. Men et
-al. ask that B(m) >= 0 for every m up to the context L, and call the smallest such base
-the lower bound of the base for L. The condition is not monotone in b, so
-:func:`posenc.similarity.base_bound` says how "smallest" is searched; its results for
-width 128 are kept in :data:`BOUNDS` (a search at a million positions takes minutes),
-and Proposition 38's proof checks each row.
+rotary score of a query with itself at offset m when every pair has length 1. In
+posenc's reading of Men et al., the condition is B(m) >= 0 at every integer m up to
+the context L, and the smallest base that meets it is the lower bound of the base for
+L. The condition is not monotone in b. The figure draws, for width 128, the smallest
+base of the grid 2 * 1.001^k that meets it, from the certificate data/base-bound.json
+(written by tools/base_bound_table.py; Proposition 38's proof checks every entry), and
+:data:`BOUNDS`, where :func:`posenc.similarity.base_bound`'s coarser search stops.
 
 Reference: X. Men, M. Xu, B. Wang, Q. Zhang, H. Lin, X. Han, W. Chen, "Base of RoPE
 Bounds Context Length", arXiv:2405.14591 (2024).
@@ -14,13 +15,19 @@ Bounds Context Length", arXiv:2405.14591 (2024).
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 from matplotlib.figure import Figure
 
 from .. import similarity
 from ._style import _FONT, _INK, _MUTED, _OKABE_ITO, _SMALL, _figure
 
-__all__ = ["fig_base_bound"]
+__all__ = ["fig_base_bound", "grid_base", "grid_rows"]
+
+#: The certificate: for each context, the smallest grid base that meets the condition.
+CERTIFICATE = Path(__file__).resolve().parents[2] / "data/base-bound.json"
 
 #: Width 128, from posenc.similarity.base_bound(L) with its defaults: the length L, the
 #: base b*(L) it returns, the offset where B is smallest at b*(L), the lower end of its
@@ -46,28 +53,55 @@ MODELS = (
     ("SmolLM3-3B", 5.0e6, 65536),
     ("Qwen3-VL-8B", 5.0e6, 262144),
 )
-#: The row of BOUNDS whose sum the right panel draws, and the offsets it shows.
+#: The row whose sum the right panel draws, and the offsets it shows.
 _SHOWN = 0
 _FROM = 3000
 
 
-def fig_base_bound(width: int = 128) -> Figure:
-    """The base bound of Men et al. against the context, and the rotary sum near it.
+def _certificate() -> dict:
+    return json.loads(CERTIFICATE.read_text(encoding="utf-8"))
 
-    Left: b*(L) of :data:`BOUNDS` against L, on log axes, with the shipped kinds of
-    :data:`MODELS` as points at (length, base): filled where B(m) >= 0 for every m up to
-    the length (:func:`posenc.similarity.first_negative` finds no negative offset), open
-    where it does not. Right: B(m) for L = 4096 at b*(L) and at b*(L) (1 - 10^-3), over
-    the last offsets up to L: the second dips below zero.
+
+def grid_rows() -> list[tuple[int, int, float]]:
+    """The certificate's rows: (L, k, b_k), b_k the smallest base of the grid
+    ``start * ratio**k`` that meets the condition up to L (width 128)."""
+    return [(int(r["length"]), int(r["index"]), float(r["base"])) for r in _certificate()["rows"]]
+
+
+def grid_base(k: int) -> float:
+    """The k-th base of the certificate's grid, ``start * ratio**k`` in float64."""
+    data = _certificate()
+    return float(data["start"]) * float(data["ratio"]) ** k
+
+
+def fig_base_bound(width: int = 128) -> Figure:
+    """The smallest grid base of Men et al.'s condition against the context, and the sum.
+
+    Left: the smallest base of the grid 2 * 1.001^k that meets the condition up to L
+    (:func:`grid_rows`, the certificate) and, dashed, b*(L) of :data:`BOUNDS`, where
+    posenc.similarity.base_bound's search stops, against L on log axes; the shipped kinds
+    of :data:`MODELS` as points at (length, base): filled where B(m) >= 0 for every m up
+    to the length (:func:`posenc.similarity.first_negative` finds no negative offset),
+    crosses where it does not. Right: B(m) for L = 4096 at the smallest grid base and at
+    the grid base one step below, over the last offsets up to L: the second dips below 0.
     """
     width = int(width)
     if width != 128:
         raise ValueError(f"the bounds kept are for width 128, got {width!r}")
     fig = _figure(4.4)
     left, right = fig.subplots(1, 2)
-    lengths = np.array([row[0] for row in BOUNDS], dtype=np.float64)  # (rows,)
-    bases = np.array([row[1] for row in BOUNDS])  # (rows,)
-    left.plot(lengths, bases, "o-", color=_INK, lw=1.2, ms=4, gid="bound", label="$b^*(L)$")
+    rows = grid_rows()
+    lengths = np.array([row[0] for row in rows], dtype=np.float64)  # (rows,)
+    grid = np.array([row[2] for row in rows])  # (rows,)
+    left.plot(
+        lengths, grid, "o-", color=_INK, lw=1.2, ms=4, gid="grid",
+        label="smallest base, grid $2 \\cdot 1.001^k$",
+    )  # fmt: skip
+    stops = np.array([row[1] for row in BOUNDS])  # (rows,)
+    left.plot(
+        [row[0] for row in BOUNDS], stops, "--", color=_MUTED, lw=1.0, gid="bound",
+        label="$b^*(L)$: where base_bound stops",
+    )  # fmt: skip
     for index, (name, base, length) in enumerate(MODELS):
         holds = similarity.first_negative(length, width, base=base) is None
         colour = _OKABE_ITO[index % len(_OKABE_ITO)]
@@ -97,11 +131,11 @@ def fig_base_bound(width: int = 128) -> Figure:
         frameon=False,
     )
 
-    length, base = BOUNDS[_SHOWN][:2]
+    length, k, base = rows[_SHOWN]
     offsets = np.arange(_FROM, length + 1)  # (n,)
     for value, colour, tag, label in (
-        (base, _OKABE_ITO[2], "at", "$b^*$"),
-        (base * (1 - 1e-3), _OKABE_ITO[1], "below", r"$b^*(1 - 10^{-3})$"),
+        (base, _OKABE_ITO[2], "at", "smallest grid base"),
+        (grid_base(k - 1), _OKABE_ITO[1], "below", "one grid step (0.1%) lower"),
     ):
         right.plot(
             offsets,
@@ -116,5 +150,5 @@ def fig_base_bound(width: int = 128) -> Figure:
     right.set_ylabel(r"$B(m) = \sum_i \cos(m\, b^{-2i/d})$", fontsize=_FONT)
     right.tick_params(labelsize=_SMALL)
     right.legend(loc="upper left", fontsize=_SMALL - 1, frameon=True, framealpha=0.9)
-    right.set_title("just below the bound the sum dips under 0", fontsize=_SMALL, color=_INK)
+    right.set_title("one grid step lower the sum dips under 0", fontsize=_SMALL, color=_INK)
     return fig
