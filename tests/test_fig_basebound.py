@@ -80,15 +80,16 @@ def test_right_panel_is_the_sum_at_and_one_step_below_the_grid_answer(fig):
     length, k = _rows()[0]
     for tag, value in (("at", 2.0 * 1.001**k), ("below", 2.0 * 1.001 ** (k - 1))):
         data = _by_gid(fig, Line2D, f"sum-{tag}").get_xydata()
-        assert data[0, 0] == 3000 and data[-1, 0] == length
-        for row in (0, 317, len(data) - 1):
+        assert data[0, 0] == 3950 and data[-1, 0] == length
+        for row in (0, 62, len(data) - 1):
             m = int(data[row, 0])
             assert abs(data[row, 1] - _sum(m, value)) < 1e-12
     below = _by_gid(fig, Line2D, "sum-below").get_ydata()
     at = _by_gid(fig, Line2D, "sum-at").get_ydata()
     assert below.min() < 0 <= at.min()
-    m = 3000 + int(np.argmin(below))
+    m = 3950 + int(np.argmin(below))
     assert _sum(m, 2.0 * 1.001 ** (k - 1)) < -0.1
+    assert _by_gid(fig, Line2D, "dip").get_xydata().tolist() == [[m, below.min()]]
 
 
 def test_other_widths_are_refused():

@@ -55,7 +55,9 @@ MODELS = (
 )
 #: The row whose sum the right panel draws, and the offsets it shows.
 _SHOWN = 0
-_FROM = 3000
+_FROM = 3950
+#: The right panel's vertical range: near 0, where the two curves part (they reach 17).
+_YLIM = (-1.0, 5.0)
 
 
 def _certificate() -> dict:
@@ -83,7 +85,8 @@ def fig_base_bound(width: int = 128) -> Figure:
     of :data:`MODELS` as points at (length, base): filled where B(m) >= 0 for every m up
     to the length (:func:`posenc.similarity.first_negative` finds no negative offset),
     crosses where it does not. Right: B(m) for L = 4096 at the smallest grid base and at
-    the grid base one step below, over the last offsets up to L: the second dips below 0.
+    the grid base one step below, over the last offsets up to L, near 0: the second dips
+    below 0 (circled).
     """
     width = int(width)
     if width != 128:
@@ -145,6 +148,13 @@ def fig_base_bound(width: int = 128) -> Figure:
             gid=f"sum-{tag}",
             label=label,
         )
+    sums = similarity.dot_profile(offsets, width, base=grid_base(k - 1))  # (n,)
+    lowest = int(np.argmin(sums))
+    right.plot(
+        [offsets[lowest]], [sums[lowest]], "o", ms=5, mfc="none", mec=_OKABE_ITO[1],
+        gid="dip", label=f"$B < 0$ at $m$ = {int(offsets[lowest]):,}",
+    )  # fmt: skip
+    right.set_ylim(*_YLIM)
     right.axhline(0.0, color=_MUTED, lw=0.8, ls="--", gid="zero")
     right.set_xlabel(f"offset $m$ (width {width}, $L$ = {length:,})", fontsize=_FONT)
     right.set_ylabel(r"$B(m) = \sum_i \cos(m\, b^{-2i/d})$", fontsize=_FONT)
