@@ -8,7 +8,7 @@ integer offset m = 0 .. L, and the smallest base that meets it is the lower boun
 the base for the context L.
 
 For d = 128 and each context L of the page, the smallest base of the grid
-b_k = 2 * 1.001^k (float64) that meets the condition: a certificate in
+b_k = 2 * 1.001^k (each rounded to float64) that meets the condition: a certificate in
 data/base-bound.json (written by tools/base_bound_table.py) gives the answer's index
 and, for every grid base below it, an offset with B(m) < 0; this proof checks all of it
 (every offset at the answer, every witness, no index missing). The condition is not
@@ -147,9 +147,12 @@ def exact_sum(m, base) -> mpmath.mpf:
 
 
 def grid_base(k: int) -> float:
-    """The k-th base of the grid: the float64 value 2.0 * 1.001**k (C's pow, then one
-    rounded product), the same expression as tools/base_bound_table.py."""
-    return float(INPUTS["grid_start"]) * float(INPUTS["grid_ratio"]) ** k
+    """The k-th base of the grid: 2 * (1001/1000)^k at 50 digits, rounded to float64
+    (the expression of tools/base_bound_table.py; the same on every machine)."""
+    ratio = INPUTS["grid_ratio"]
+    with mpmath.workdps(50):
+        step = mpmath.mpf(ratio.numerator) / ratio.denominator
+        return float(INPUTS["grid_start"] * step**k)
 
 
 def float_bound(length: int) -> Fraction:
@@ -255,9 +258,9 @@ def certify(
         "the certificate's grid is the page's: width, start and ratio (differences)",
         int(data.get("width") != WIDTH)
         + int(Fraction(data.get("start", 0)) != INPUTS["grid_start"])
-        + int(Fraction(data.get("ratio", 0)) != Fraction(float(INPUTS["grid_ratio"]))),
+        + int(Fraction(data.get("ratio", 0)) != INPUTS["grid_ratio"]),
         0,
-        scope="data/base-bound.json against this proof's inputs (the ratio as a float64)",
+        scope="data/base-bound.json against this proof's inputs",
     )
     rows = data["rows"]
     expected, lengths = list(lengths), [int(r["length"]) for r in rows]
@@ -281,7 +284,7 @@ def certify(
             f"L = {length}: the answer is the grid base of its index",
             Fraction(row["base"]),
             Fraction(base),
-            scope=f"index {index}: 2.0 * 1.001**{index} in float64",
+            scope=f"index {index}: 2 * 1.001^{index} rounded to float64",
         )
         lowest, at = meets(rec, base, length, f"L = {length}, grid answer")
         results.append((length, index, lowest, at))

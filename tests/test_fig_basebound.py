@@ -3,7 +3,7 @@
 The plotted data must agree with values computed here independently, with mpmath at
 50 digits: the sum B(m) = sum_i cos(m b^(-2i/128)) on the right, and, for the models
 drawn as failing, an offset with a negative sum. The left panel draws the certificate
-data/base-bound.json, whose grid bases are recomputed here as 2 * 1.001**k.
+data/base-bound.json, whose grid bases are recomputed here as 2 * 1.001^k (exactly).
 Determinism, untouched rcParams and the absence of pyplot are checked for every figure
 at once, in test_figures.py.
 """
@@ -11,6 +11,7 @@ at once, in test_figures.py.
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 from pathlib import Path
 
 import mpmath
@@ -28,6 +29,11 @@ CERTIFICATE = Path(__file__).resolve().parents[1] / "data/base-bound.json"
 def _rows() -> list[tuple[int, int]]:
     data = json.loads(CERTIFICATE.read_text(encoding="utf-8"))
     return [(r["length"], r["index"]) for r in data["rows"]]
+
+
+def _grid(k: int) -> float:
+    """2 * 1.001^k, exactly, rounded to float64."""
+    return float(2 * Fraction(1001, 1000) ** k)
 
 
 def _sum(m: int, base: float) -> float:
@@ -54,11 +60,11 @@ def test_page_width_white_and_alt_text(fig):
 def test_left_panel_draws_the_certificate_the_table_and_the_models(fig):
     data = _by_gid(fig, Line2D, "grid").get_xydata()
     assert data[:, 0].tolist() == [length for length, _ in _rows()]
-    assert data[:, 1].tolist() == [2.0 * 1.001**k for _, k in _rows()]
+    assert data[:, 1].tolist() == [_grid(k) for _, k in _rows()]
     data = _by_gid(fig, Line2D, "bound").get_xydata()
     assert data[:, 0].tolist() == [row[0] for row in BOUNDS]
     assert data[:, 1].tolist() == [row[1] for row in BOUNDS]
-    grid = [2.0 * 1.001**k for _, k in _rows()]
+    grid = [_grid(k) for _, k in _rows()]
     assert all(b > g for b, g in zip(data[:, 1], grid, strict=True))
     failing = []
     for index, (name, base, length) in enumerate(MODELS):
@@ -78,7 +84,7 @@ def test_left_panel_draws_the_certificate_the_table_and_the_models(fig):
 
 def test_right_panel_is_the_sum_at_and_one_step_below_the_grid_answer(fig):
     length, k = _rows()[0]
-    for tag, value in (("at", 2.0 * 1.001**k), ("below", 2.0 * 1.001 ** (k - 1))):
+    for tag, value in (("at", _grid(k)), ("below", _grid(k - 1))):
         data = _by_gid(fig, Line2D, f"sum-{tag}").get_xydata()
         assert data[0, 0] == 3950 and data[-1, 0] == length
         for row in (0, 62, len(data) - 1):
@@ -88,7 +94,7 @@ def test_right_panel_is_the_sum_at_and_one_step_below_the_grid_answer(fig):
     at = _by_gid(fig, Line2D, "sum-at").get_ydata()
     assert below.min() < 0 <= at.min()
     m = 3950 + int(np.argmin(below))
-    assert _sum(m, 2.0 * 1.001 ** (k - 1)) < -0.1
+    assert _sum(m, _grid(k - 1)) < -0.1
     assert _by_gid(fig, Line2D, "dip").get_xydata().tolist() == [[m, below.min()]]
 
 

@@ -9,6 +9,7 @@ and 8192), so each check costs well under a second.
 from __future__ import annotations
 
 import copy
+from fractions import Fraction
 
 import pytest
 
@@ -49,7 +50,7 @@ def _broken(short: dict, how: str) -> dict:
     elif how == "witness beyond its context":  # index below the 4096 row's answer
         data["witnesses"][first - 1] = 5000
     elif how == "another grid":
-        data["ratio"] = 1.002
+        data["ratio"] = "1002/1000"
     return data
 
 
@@ -68,8 +69,9 @@ def test_a_corrupted_certificate_fails(short, how, claim):
     assert any(c.startswith(claim) for c in failed), failed
 
 
-def test_the_grid_is_two_times_1_001_to_the_k():
-    # Typed here, independently of the proof and the script.
-    assert proof.grid_base(0) == 2.0
-    assert proof.grid_base(9514) == 2.0 * 1.001**9514
-    assert abs(proof.grid_base(1000) / proof.grid_base(999) - 1.001) < 1e-15
+def test_the_grid_is_two_times_1_001_to_the_k_rounded_once():
+    # Exact rationals here, independently of the proof's 50 digits.
+    for k in (0, 1, 999, 9514, 17312):
+        assert proof.grid_base(k) == float(2 * Fraction(1001, 1000) ** k)
+    # not C's pow on the float 1.001, whose ratio is off by about 1e-16 a step
+    assert proof.grid_base(17312) != 2.0 * 1.001**17312

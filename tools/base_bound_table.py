@@ -2,8 +2,8 @@
 
 The condition (posenc's reading of Men et al., arXiv:2405.14591) at head width
 d = 128 and context L: B(m) = sum_i cos(m b^(-2i/d)) >= 0 at every integer offset
-m = 0 .. L. The grid of bases is b_k = 2.0 * 1.001 ** k (Python floats, k = 0, 1, ...),
-a resolution of 0.1 %. For each context L of Proposition 38's rows this script finds
+m = 0 .. L. The grid of bases is b_k = 2 * 1.001^k, k = 0, 1, ..., each rounded to float64 from 50
+digits: a resolution of 0.1 %. For each context L of Proposition 38's rows this script finds
 the first grid base that meets the condition, and for every grid base below it an
 offset m <= L with B(m) < 0 there: a certificate that Proposition 38's proof checks
 (it recomputes everything it uses, and trusts nothing in the file).
@@ -27,23 +27,26 @@ bases; ``--check`` recomputes and compares the answers with the file, writing no
     nice -n 19 .venv/bin/python tools/base_bound_table.py --check
 
 Measured when the committed file was written (2026-12-07, two cores shared with other
-work, nice 19; ``seconds`` in each row of the file): L = 4096 in 0.8 s, 8192 in 1.3 s,
-32768 in 14 s, 131072 in 65 s and 2^20 in 374 s (2415 block scans), about 8 minutes
-in all with the final full scans. The same answers from posenc.similarity's
-smallest_grid_base, which screens without reusing witnesses, took 511 s for 131072
-alone.
+work, nice 19; ``seconds`` in each row of the file): L = 4096 and 8192 in about a
+second each, 32768 in 14 s, 131072 in 75 s and 2^20 in 242 s (2415 block scans), under
+six minutes in all with the final full scans; an earlier run under heavier load took
+374 s for 2^20. posenc.similarity.smallest_grid_base, which screens without reusing
+witnesses, took 511 s for 131072 alone; its grid is ``start * ratio**k`` in NumPy's
+float64 arithmetic, so its bases can differ from these in the last digits.
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import functools
 import json
 import math
 import sys
 import time
 from pathlib import Path
 
+import mpmath
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -52,7 +55,7 @@ sys.path.insert(0, str(ROOT))
 from posenc import similarity  # noqa: E402
 
 WIDTH = 128
-START, RATIO = 2.0, 1.001
+START, RATIO = 2, "1001/1000"
 LENGTHS = (4096, 8192, 32768, 131072, 1048576)
 OUT = ROOT / "data" / "base-bound.json"
 #: A candidate offset is taken only if its float64 sum is below this (the float64
@@ -62,9 +65,13 @@ CLEAR = 1e-6
 RECENT = 256
 
 
+@functools.cache
 def grid_base(k: int) -> float:
-    """The k-th base of the grid, b_k = 2.0 * 1.001 ** k in float64 (C pow)."""
-    return START * RATIO**k
+    """The k-th base of the grid: 2 * (1001/1000)^k rounded to float64, from 50 digits
+    (the same on every machine, unlike C's pow; not 2.0 * 1.001**k, whose float ratio
+    drifts by about k * 1e-16)."""
+    with mpmath.workdps(50):
+        return float(2 * (mpmath.mpf(1001) / 1000) ** k)
 
 
 def speeds(base: float) -> np.ndarray:
@@ -129,7 +136,8 @@ def compute(lengths, log) -> dict:
         del witnesses[index:]  # the answer itself has no witness
     return {
         "about": "Proposition 38: for head width 128 and each context L, the first base of "
-        "the grid b_k = 2.0 * 1.001**k (float64) with B(m) = sum_i cos(m b^(-2i/128)) >= 0 at "
+        "the grid b_k = 2 * (1001/1000)**k (rounded to float64 from 50 digits) with "
+        "B(m) = sum_i cos(m b^(-2i/128)) >= 0 at "
         "every integer m = 0..L; witnesses[k] is an offset with B(m) < 0 at b_k, for every "
         "k below the last row's index. Written by tools/base_bound_table.py; checked, not "
         "trusted, by proofs/p38_rope_base_bound.py.",

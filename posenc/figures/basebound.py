@@ -16,6 +16,7 @@ Bounds Context Length", arXiv:2405.14591 (2024).
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -71,9 +72,10 @@ def grid_rows() -> list[tuple[int, int, float]]:
 
 
 def grid_base(k: int) -> float:
-    """The k-th base of the certificate's grid, ``start * ratio**k`` in float64."""
+    """The k-th base of the certificate's grid, ``start * ratio**k`` (exact rationals,
+    ``ratio`` 1001/1000) rounded to float64."""
     data = _certificate()
-    return float(data["start"]) * float(data["ratio"]) ** k
+    return float(Fraction(data["start"]) * Fraction(data["ratio"]) ** k)
 
 
 def fig_base_bound(width: int = 128) -> Figure:
