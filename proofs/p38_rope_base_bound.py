@@ -113,9 +113,9 @@ FAILING = {"Llama 2 7B", "Qwen2.5-7B, Qwen3-8B", "Qwen3-VL-8B"}
 #: Files left out of the comparison (data/configs/README.md): Llama 2 7B with a scaling
 #: entry added, as users add it (the model is compared in its own file), and Phi-3's
 #: shape with seeded stand-in factor lists. The two Qwen files also carry a YaRN block
-#: added by hand (Qwen3-8B's as its model card says; the Qwen2.5-7B file's provenance is
-#: not recorded), and are kept: they are the only files of those models, and the page
-#: names the length that block gives as where it comes from.
+#: added by hand (Qwen3-8B's as its model card says; the Qwen2.5-7B file otherwise
+#: matches Qwen2.5-7B-Instruct), and are kept: they are the only files of those models,
+#: and the page says where the length that block gives comes from.
 STAND_INS = {"llama-2-7b-dynamic-2", "llama-2-7b-linear-4", "phi-3-mini-128k-shape"}
 
 
