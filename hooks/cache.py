@@ -7,8 +7,9 @@ reference (mkdocstrings' templates) and the highlighted code (Pygments). Each is
 under a key that hashes everything its bytes can depend on, so that a change
 to any of it, and only such a change, makes it again:
 
-* **figures**: every file of ``posenc/`` and ``data/configs/``, ``hooks/svg.py``, and
-  the versions of Python, NumPy and matplotlib;
+* **figures**: every file of ``posenc/``, ``data/configs/`` and
+  ``data/base-bound.json``, ``hooks/svg.py``, and the versions of Python, NumPy and
+  matplotlib;
 * **notebooks**: the same library digest and the versions of the kernel's
   stack (mkdocs-jupyter hashes the notebook's own bytes and its options; this
   adds what the notebook imports, which it cannot know);
@@ -111,8 +112,9 @@ def versions(*distributions: str) -> str:
 
 
 #: What the figures and the notebooks compute from. Not the rest of ``data/``: the
-#: statement ledger there changes no figure.
-LIBRARY = ("posenc", "data/configs")
+#: statement ledger there changes no figure. The base-bound certificate is drawn by
+#: Proposition 38's figure.
+LIBRARY = ("posenc", "data/configs", "data/base-bound.json")
 
 
 def library_digest(root: Path = ROOT) -> str:

@@ -21,6 +21,7 @@ import importlib.util
 import json
 import os
 import platform
+import re
 import secrets
 import signal
 import subprocess
@@ -210,6 +211,10 @@ def cache_key(path: Path) -> str:
             for p in sorted(data.rglob("*"))
             if p.is_file()
         ]
+    # A data file the proof names (Proposition 38's certificate, data/base-bound.json).
+    for name in sorted(set(re.findall(rb"data/[\w.-]+\.json", source))):
+        file = ROOT / name.decode()
+        inputs.append(name + b"\0" + (file.read_bytes() if file.is_file() else b""))
     for blob in inputs:
         digest.update(hashlib.sha256(blob).digest())
     digest.update(json.dumps(versions(), sort_keys=True).encode())

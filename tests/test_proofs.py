@@ -267,6 +267,13 @@ BREAKS = {
         "    order = np.concatenate([np.argsort(pairing_permutation(width)), np.arange(width, full)])",  # noqa: E501
         "    order = np.concatenate([pairing_permutation(width), np.arange(width, full)])",
     ),
+    # Proposition 38: the float64 speeds one rung short (the last pair left out of the pass)
+    "p38_rope_base_bound.py": (
+        "        return np.array([float(b ** (-mpmath.mpf(2 * i) / WIDTH))"
+        " for i in range(WIDTH // 2)])",
+        "        return np.array([float(b ** (-mpmath.mpf(2 * i) / WIDTH))"
+        " for i in range(WIDTH // 2 - 1)])",
+    ),
 }
 
 
@@ -482,6 +489,18 @@ def test_a_change_to_a_config_a_proof_reads_changes_its_key(tmp_path, monkeypatc
     before = runner.cache_key(proof)
     config = tmp_path / "data" / "configs" / "llama-3.2-1b.json"
     config.write_text(config.read_text().replace("500000", "500001", 1))
+    assert runner.cache_key(proof) != before
+
+
+def test_a_change_to_the_certificate_proposition_38_reads_changes_its_key(tmp_path, monkeypatch):
+    # Proposition 38 checks data/base-bound.json: an edit there must run it again.
+    shutil.copytree(ROOT / "posenc", tmp_path / "posenc")
+    shutil.copytree(ROOT / "data", tmp_path / "data")
+    monkeypatch.setattr(runner, "ROOT", tmp_path)
+    proof = ROOT / "proofs" / "p38_rope_base_bound.py"
+    before = runner.cache_key(proof)
+    certificate = tmp_path / "data" / "base-bound.json"
+    certificate.write_text(certificate.read_text().replace('"index": 9514', '"index": 9513'))
     assert runner.cache_key(proof) != before
 
 

@@ -17,7 +17,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from posenc import sinusoidal
-from posenc.similarity import distance_profile, dot_profile, first_rise
+from posenc.similarity import (
+    base_bound,
+    distance_profile,
+    dot_profile,
+    first_negative,
+    first_rise,
+    lowest_dot,
+    smallest_grid_base,
+)
 
 MAX = 2**53
 
@@ -230,3 +238,82 @@ def test_bad_width_and_base(function):
         function(1, 8, base=1.0)
     with pytest.raises(ValueError, match="width"):
         first_rise(0)
+
+
+# -- the lowest value up to a length, and the base bound (Proposition 38) -----------
+
+
+def _brute_lowest(length: int, width: int, base: float) -> tuple[float, int]:
+    values = dot_profile(np.arange(length + 1), width, base=base)
+    return float(values.min()), int(np.argmin(values))
+
+
+@pytest.mark.parametrize(
+    ("length", "width", "base"),
+    [(0, 8, 10.0), (1023, 16, 100.0), (1024, 16, 100.0), (5000, 128, 1e4), (3000, 64, 2e5)],
+)
+def test_lowest_dot_matches_the_accurate_profile(length, width, base):
+    value, at = lowest_dot(length, width, base=base)
+    want, where = _brute_lowest(length, width, base)
+    assert abs(value - want) < 1e-11
+    assert abs(float(dot_profile(at, width, base=base)) - want) < 1e-11
+    assert 0 <= at <= length and (at == where or abs(value - want) < 1e-11)
+
+
+def test_first_negative_is_a_real_negative_offset_or_none():
+    k = first_negative(4096, 128)
+    assert k is not None and float(exact_dot(k, 128)) < 0
+    assert first_negative(4096, 128, base=1e6) is None
+    assert _brute_lowest(4096, 128, 1e6)[0] >= 0
+
+
+def test_base_bound_brackets_the_condition_at_1024():
+    found = base_bound(1024, 64)
+    assert found.below < found.base <= found.below * (1 + 1e-6)
+    assert _brute_lowest(1024, 64, found.base)[0] >= 0
+    assert float(exact_dot(found.witness, 64, base=found.below)) < 0
+    assert found.missed < 0 and found.lowest >= 0
+    for base, miss in found.misses:  # every grid base below fails, with an offset to show it
+        assert base < found.base and float(exact_dot(miss, 64, base=base)) < 0
+    assert found.misses[0][0] == 2.0
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error"),
+    [
+        ({"length": 0}, ValueError),
+        ({"length": 1.5}, TypeError),
+        ({"length": 64, "ratio": 1.0}, ValueError),
+        ({"length": 64, "rtol": 0.5}, ValueError),
+        ({"length": 64, "start": 1e9}, ValueError),
+    ],
+)
+def test_base_bound_refuses_bad_input(kwargs, error):
+    with pytest.raises(error):
+        base_bound(**kwargs)
+
+
+def test_smallest_grid_base_passes_and_every_grid_base_below_fails():
+    found = smallest_grid_base(1024, 64, ratio=1.01)
+    assert found.index == len(found.misses) > 0
+    assert found.base == pytest.approx(2.0 * 1.01**found.index, rel=1e-12)
+    assert _brute_lowest(1024, 64, found.base)[0] >= 0 and found.lowest >= 0
+    for k, miss in enumerate(found.misses):  # every grid base below fails, at its offset
+        assert 0 <= miss <= 1024 and float(exact_dot(miss, 64, base=2.0 * 1.01**k)) < 0
+    # base_bound's answer for the same length is not below this one on a finer grid
+    assert base_bound(1024, 64).base >= found.base / 1.01
+
+
+@pytest.mark.parametrize("function", [base_bound, smallest_grid_base])
+def test_width_2_is_refused_not_searched_to_overflow(function):
+    # B(m) = cos m at width 2 for every base, and cos 2 < 0: no base meets the condition
+    with pytest.raises(ValueError, match="width 2"):
+        function(100, 2)
+
+
+def test_short_lengths_need_a_lower_start():
+    # lengths 1 and 2 at width 128 are met from base 2 up: the default start is refused
+    with pytest.raises(ValueError, match="start lower"):
+        base_bound(2)
+    assert base_bound(2, start=1.01).base < 2
+    assert smallest_grid_base(2).index == 0

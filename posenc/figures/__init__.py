@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from ._svg import to_svg
 from .alibi import fig_alibi
+from .basebound import fig_base_bound
 from .buckets import fig_t5_buckets
 from .clocks import fig_clock_bank, fig_shift_rotation
 from .conventions import fig_floating_point, fig_library_conventions
@@ -56,6 +57,7 @@ from .yarn import fig_yarn_ramps
 #: One module per idea; each lists its figures in its own ``__all__``.
 MODULES = (
     "alibi",
+    "basebound",
     "buckets",
     "clocks",
     "conventions",
@@ -90,6 +92,7 @@ MODULES = (
 
 __all__ = [
     "fig_alibi",
+    "fig_base_bound",
     "fig_causal_mask_swap",
     "fig_clock_bank",
     "fig_dog_bites_man",
