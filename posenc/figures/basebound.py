@@ -25,7 +25,7 @@ from matplotlib.figure import Figure
 from .. import similarity
 from ._style import _FONT, _INK, _MUTED, _OKABE_ITO, _SMALL, _figure
 
-__all__ = ["fig_base_bound", "grid_base", "grid_rows"]
+__all__ = ["fig_base_bound"]
 
 #: The certificate: for each context, the smallest grid base that meets the condition.
 CERTIFICATE = Path(__file__).resolve().parents[2] / "data/base-bound.json"
@@ -65,13 +65,13 @@ def _certificate() -> dict:
     return json.loads(CERTIFICATE.read_text(encoding="utf-8"))
 
 
-def grid_rows() -> list[tuple[int, int, float]]:
+def _grid_rows() -> list[tuple[int, int, float]]:
     """The certificate's rows: (L, k, b_k), b_k the smallest base of the grid
     ``start * ratio**k`` that meets the condition up to L (width 128)."""
     return [(int(r["length"]), int(r["index"]), float(r["base"])) for r in _certificate()["rows"]]
 
 
-def grid_base(k: int) -> float:
+def _grid_base(k: int) -> float:
     """The k-th base of the certificate's grid, ``start * ratio**k`` (exact rationals,
     ``ratio`` 1001/1000) rounded to float64."""
     data = _certificate()
@@ -82,7 +82,7 @@ def fig_base_bound(width: int = 128) -> Figure:
     """The smallest grid base of Men et al.'s condition against the context, and the sum.
 
     Left: the smallest base of the grid 2 * 1.001^k that meets the condition up to L
-    (:func:`grid_rows`, the certificate) and, dashed, b*(L) of :data:`BOUNDS`, where
+    (:func:`_grid_rows`, the certificate) and, dashed, b*(L) of :data:`BOUNDS`, where
     posenc.similarity.base_bound's search stops, against L on log axes; the shipped kinds
     of :data:`MODELS` as points at (length, base): filled where B(m) >= 0 for every m up
     to the length (:func:`posenc.similarity.first_negative` finds no negative offset),
@@ -95,7 +95,7 @@ def fig_base_bound(width: int = 128) -> Figure:
         raise ValueError(f"the bounds kept are for width 128, got {width!r}")
     fig = _figure(4.4)
     left, right = fig.subplots(1, 2)
-    rows = grid_rows()
+    rows = _grid_rows()
     lengths = np.array([row[0] for row in rows], dtype=np.float64)  # (rows,)
     grid = np.array([row[2] for row in rows])  # (rows,)
     left.plot(
@@ -140,7 +140,7 @@ def fig_base_bound(width: int = 128) -> Figure:
     offsets = np.arange(_FROM, length + 1)  # (n,)
     for value, colour, tag, label in (
         (base, _OKABE_ITO[2], "at", "smallest grid base"),
-        (grid_base(k - 1), _OKABE_ITO[1], "below", "one grid step (0.1%) lower"),
+        (_grid_base(k - 1), _OKABE_ITO[1], "below", "one grid step (0.1%) lower"),
     ):
         right.plot(
             offsets,
@@ -150,7 +150,7 @@ def fig_base_bound(width: int = 128) -> Figure:
             gid=f"sum-{tag}",
             label=label,
         )
-    sums = similarity.dot_profile(offsets, width, base=grid_base(k - 1))  # (n,)
+    sums = similarity.dot_profile(offsets, width, base=_grid_base(k - 1))  # (n,)
     lowest = int(np.argmin(sums))
     right.plot(
         [offsets[lowest]], [sums[lowest]], "o", ms=5, mfc="none", mec=_OKABE_ITO[1],
