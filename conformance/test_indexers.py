@@ -107,3 +107,28 @@ def _turned(apply, x, cos: float, sin: float) -> torch.Tensor:
         if out.shape == x.shape:
             return out
     raise AssertionError(f"{apply.__name__}: {errors}")
+
+
+#: The norms each indexer class builds, as Proposition 37 names them for the families its
+#: fix covers: a LayerNorm (on the key; Mistral-Large-4's second one on the token before
+#: W_q), or RMSNorms (on the key and on each query head). The kind is the constructed
+#: class's name ending.
+NORMS = {
+    "axk2": {"LayerNorm"},
+    "deepseek_v32": {"LayerNorm"},
+    "dots3_note": {"LayerNorm"},
+    "glm_moe_dsa": {"LayerNorm"},
+    "mistral_large4": {"LayerNorm"},
+    "minimax_m3_vl": {"RMSNorm"},
+    "qwen4_exp": {"RMSNorm"},
+}
+
+
+@pytest.mark.parametrize("folder", sorted(NORMS))
+def test_the_norms_of_the_indexers_the_fix_covers(folder):
+    name, body = _indexer_classes()[folder]
+    built = re.findall(r"=\s*(?:nn\.)?(\w*(?:LayerNorm|RMSNorm))\(", body)
+    kinds = {"LayerNorm" if b.endswith("LayerNorm") else "RMSNorm" for b in built}
+    assert built and kinds == NORMS[folder], (name, built)
+    if NORMS[folder] == {"RMSNorm"}:
+        assert len(built) == 2, (name, built)  # the key's and the query heads'
