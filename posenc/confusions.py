@@ -243,34 +243,55 @@ def _llama4_temperature(reading, part, fam):
     return None
 
 
+#: The config keys that give a sparse-attention indexer's head width: DeepSeek-V3.2's
+#: and most DSA families' ``index_head_dim`` (MiniMax-M3-VL's alias
+#: ``sparse_index_dim``), Qwen4-Exp's ``indexer_head_dim``.
+INDEXER_WIDTH_KEYS = ("index_head_dim", "sparse_index_dim", "indexer_head_dim")
+
+
+def _indexer_width(part):
+    """The indexer's width key and value in ``part``, or None for a model without one."""
+    key = next((k for k in INDEXER_WIDTH_KEYS if part.get(k) is not None), None)
+    return None if key is None else (key, part[key])
+
+
 def _two_pairings(reading, part, fam):
     """An indexer that pairs its rotary coordinates otherwise than the attention does.
 
     The rule follows Transformers 5.24: each part's pairing is fixed by its family's code
     (:attr:`Family.indexer` and the attention's pairing), and no config key is read for
     the indexer (``indexer_rope_interleave``, kept in some GLM-5 configs, is ignored).
-    A family whose indexer posenc has not read gets a caution that says so.
+    No caution where both parts pair alike, the indexer does not rotate, or posenc has
+    not read the family's indexer (that is :func:`_indexer_pairing_unknown`'s).
     """
-    if part.get("index_head_dim") is None:
+    width = _indexer_width(part)
+    if width is None or fam.indexer in (None, "none"):
         return None
     main = sorted({k.pairing for k in _rotating(reading)} - {None})
-    where = f"a sparse-attention indexer (index_head_dim {part['index_head_dim']})"
-    if fam.indexer is None:
-        return (
-            "two_pairings",
-            f"the model has {where} whose rotary pairing posenc does not know for model"
-            f" type {part.get('model_type')!r}; the attention's rotary part uses the"
-            f" {', '.join(main)} pairing: check the indexer's code before running its weights",
-            _TWO_PAIRINGS,
-        )
     if main == [fam.indexer]:
         return None
     return (
         "two_pairings",
-        f"the model has {where} that rotates its keys with the {fam.indexer} pairing,"
-        f" while the attention's rotary part uses the {', '.join(main)} pairing: two"
-        " pairings in one model, and weights trained one way read the other give degraded"
-        " long inputs",
+        f"the model has a sparse-attention indexer ({width[0]} {width[1]}) that rotates"
+        f" its keys with the {fam.indexer} pairing, while the attention's rotary part uses"
+        f" the {', '.join(main)} pairing: two pairings in one model, and weights trained"
+        " one way read the other give degraded long inputs",
+        _TWO_PAIRINGS,
+    )
+
+
+def _indexer_pairing_unknown(reading, part, fam):
+    """A sparse-attention indexer of a family whose indexer posenc has not read."""
+    width = _indexer_width(part)
+    if width is None or fam.indexer is not None:
+        return None
+    main = sorted({k.pairing for k in _rotating(reading)} - {None})
+    return (
+        "indexer_pairing_unknown",
+        f"the model has a sparse-attention indexer ({width[0]} {width[1]}) whose rotary"
+        f" pairing posenc does not know for model type {part.get('model_type')!r}; the"
+        f" attention's rotary part uses the {', '.join(main) or 'no'} pairing: check the"
+        " indexer's code before running its weights",
         _TWO_PAIRINGS,
     )
 
@@ -296,6 +317,7 @@ RULES = {
     "static_yarn": _static_yarn,
     "longrope_switch": _longrope,
     "two_pairings": _two_pairings,
+    "indexer_pairing_unknown": _indexer_pairing_unknown,
     "mrope_sections": _mrope_sections,
 }
 

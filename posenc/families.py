@@ -35,11 +35,12 @@ class Family:
     pairing_key : str or None
         A config key that switches the pairing to "interleaved" when true (DeepSeek-V3's
         ``rope_interleave``); ``pairing_default`` is its class default.
-    indexer : {"half", "interleaved"} or None
+    indexer : {"half", "interleaved", "none"} or None
         The pairing of the sparse-attention indexer's own rotary call, fixed in the code
         (no config key is read for it): DeepSeek-V3.2's ``apply_rotary_pos_emb``,
-        GLM-MoE-DSA's ``apply_rotary_pos_emb_interleave``. None for a family whose
-        indexer posenc has not read.
+        GLM-MoE-DSA's ``apply_rotary_pos_emb_interleave``; "none" for an indexer that
+        makes no rotary call (GLM-5-Next's). None for a family whose indexer posenc has
+        not read.
     nope : str or None
         How the config says which layers rotate: "no_rope_layers" (a list, 1 = the layer
         rotates, else built from ``no_rope_layer_interval``), "sliding_only" (only
@@ -416,6 +417,23 @@ for _module, _names in (
     ("sam3_tracker_video", "sam3_tracker_video"),
 ):
     _put(_names, _module, unsupported=_MEMORY)
+
+# The sparse-attention indexers entered after their families' other facts: both parts of
+# MiniMax-M3-VL (MiniMaxM3VLIndexer, MiniMaxM3VLAttention) and of Qwen4-Exp
+# (Qwen4ExpTextQSAIndexer, its attention) call the rotate_half apply_rotary_pos_emb;
+# Glm5NextTextIndexer makes no rotary call (Glm5NextTextConfig rejects
+# qk_rope_head_dim > 0: its DSA layers are NoPE). conformance/test_indexers.py checks that
+# every *Indexer class of the pinned Transformers has a family here.
+for _module, _names, _indexer in (
+    ("minimax_m3_vl", "minimax_m3_vl minimax_m3_vl_text", "half"),
+    ("qwen4_exp", "qwen4_exp qwen4_exp_text", "half"),
+    ("glm5_next", "glm5_next glm5_next_text", "none"),
+):
+    for _name in _names.split():
+        _entry = FAMILIES.get(
+            _name, Family(source=f"transformers/models/{_module}/modeling_{_module}.py")
+        )
+        FAMILIES[_name] = replace(_entry, indexer=_indexer)
 
 # A temperature on the softmax scale, set where the attention class is built: every
 # family whose code calls yarn_apply_mscale (conformance/test_softmax_scale.py finds them

@@ -19,21 +19,27 @@ and 2 the largest difference over unit u, v for DeepSeek-V3.2-Exp's speeds is ab
 gap_one and gap_two, of a possible 2. The mirror case, split-half-trained weights under
 adjacent code, is the same with P in place of P^T.
 
-The fix, in an indexer whose key is k_norm(W_k x), a LayerNorm with a weight gamma and a
-bias beta per coordinate: permute the rows of W_q by I_H (x) M, and W_k, gamma and beta by
-M = diag(P, I_(D - r)) (P inside the rotated slice of each index head, the rest untouched);
-in the mirror case M = diag(P^T, I_(D - r)). The other code then computes exactly the
-trained index scores, hence the same top-k keys. Permuting W_k without gamma and beta is
-not the fix. Without any fix the selection changes: with keys equal to the query's content
+The fix, in an indexer whose index heads rotate their first r of D coordinates, whose key
+is N(W_k x) and whose query heads are the slices of W_q x, each through N_q or as they
+are, N and N_q each a LayerNorm (weight gamma, bias beta per coordinate) or an RMSNorm
+(weight gamma, no bias) over one head, N_q with one weight for all heads, and whose scores
+are built from the products q . k: permute the rows of W_q by I_H (x) M, and W_k and each
+norm's gamma and beta by M = diag(P, I_(D - r)) (P inside the rotated slice of each index
+head, the rest untouched); in the mirror case M = diag(P^T, I_(D - r)). The other code
+then computes the trained index scores (exactly in exact arithmetic, up to rounding in
+floating point), hence the same top-k keys. Permuting W_k without a norm's weights is not
+the fix. Without any fix the selection changes: with keys equal to the query's content
 e_h at offsets 1 to toy_keys, the trained model's top toy_top are the nearest keys, the
 split-half code's those at offsets wrong_1 and wrong_2. Up to index_topk keys nothing
 changes at all: every key is selected.
 
-In the pinned Transformers (transcribed here, not imported) the indexers of DeepSeek-V3.2
-and AXK2 rotate split-half and their MLA parts interleaved; GLM-MoE-DSA (GLM-5) rotates
-both interleaved, HY-V4 both split-half. posenc records each family's two pairings; the
-proof compares them with the transcription and with the calls the conformance run
-measured, and runs posenc's caution on a config of each family.
+In the pinned Transformers (transcribed here, not imported), of the indexer_families
+families with an indexer only two pair their parts differently: the indexers of
+DeepSeek-V3.2 and AXK2 rotate split-half and their MLA parts interleaved; GLM-MoE-DSA
+(GLM-5) and four more rotate both interleaved, HY-V4, MiniMax-M3-VL and Qwen4-Exp both
+split-half, and GLM-5-Next's indexer does not rotate. posenc records each family's two
+pairings; the proof compares them with the transcription and with the calls the
+conformance run measured, and runs posenc's cautions on a config of each family.
 
 Uses: 12, 23.
 """
@@ -49,7 +55,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from posenc import families, model_config
+from posenc import confusions, families, model_config
 from posenc.rotary import pairing_permutation, rotary
 from proofs import kit
 from proofs.exact import in_order, minus, product
@@ -85,13 +91,36 @@ INDEXER_KEYS = ("index_topk", "index_head_dim", "index_n_heads")
 #: GlmMoeDsaAttention and GlmMoeDsaIndexer both call apply_rotary_pos_emb_interleave;
 #: HYV4Attention and HYV4Indexer both apply_rotary_pos_emb (HY-V4's indexer turns the
 #: last r coordinates of a head, not the first). No family reads a config key for either
-#: choice (DeepseekV32Config deletes rope_interleave). Every indexer passes its key
-#: through k_norm, an nn.LayerNorm of width index_head_dim, before the split.
+#: choice (DeepseekV32Config deletes rope_interleave). Each of these four indexers passes
+#: its key through k_norm, an nn.LayerNorm of width index_head_dim, before the split.
 FAMILY_PAIRINGS = {
     "deepseek_v32": {"attention": "interleaved", "indexer": "half"},
     "axk2": {"attention": "interleaved", "indexer": "half"},
     "glm_moe_dsa": {"attention": "interleaved", "indexer": "interleaved"},
     "hy_v4": {"attention": "half", "indexer": "half"},
+}
+#: Every sparse-attention indexer class of Transformers 5.24 (a ``class ...Indexer(`` in
+#: models/<module>/modeling_<module>.py, read by hand; conformance/test_indexers.py finds
+#: them in the library and measures each pairing): the module, the pairing of its
+#: attention's rotary call (None: GLM-5-Next's DSA attention is NoPE, Glm5NextTextConfig
+#: rejects qk_rope_head_dim > 0) and of its indexer's ("none": Glm5NextTextIndexer makes
+#: no rotary call). DeepseekV4Indexer, Dots3NoteTextIndexer and MistralLarge4TextIndexer
+#: call the interleaved pairing as their attention does; HYV4VLIndexer and HYV4VLAttention
+#: both the module's apply_rotary_pos_emb, which is interleaved (repeat_interleave and an
+#: interleaved rotate_half); MiniMaxM3VLIndexer and Qwen4ExpTextQSAIndexer both the
+#: rotate_half one, as their attention.
+INDEXERS = {
+    "axk2": ("interleaved", "half"),
+    "deepseek_v32": ("interleaved", "half"),
+    "deepseek_v4": ("interleaved", "interleaved"),
+    "dots3_note": ("interleaved", "interleaved"),
+    "glm5_next": (None, "none"),
+    "glm_moe_dsa": ("interleaved", "interleaved"),
+    "hy_v4": ("half", "half"),
+    "hy_v4_vl": ("interleaved", "interleaved"),
+    "minimax_m3_vl": ("half", "half"),
+    "mistral_large4": ("interleaved", "interleaved"),
+    "qwen4_exp": ("half", "half"),
 }
 RECORD = ROOT / "conformance/record.json"
 #: DeepseekV32Config's class defaults (configuration_deepseek_v32.py, 5.24).
@@ -167,6 +196,13 @@ def layer_norm(x: sp.Matrix, gamma: sp.Matrix, beta: sp.Matrix, eps: sp.Symbol) 
     )
 
 
+def rms_norm(x: sp.Matrix, gamma: sp.Matrix, eps: sp.Symbol) -> sp.Matrix:
+    """RMSNorm (MiniMax-M3-VL's, Qwen4-Exp's): gamma_c x_c / sqrt(mean(x^2) + eps)."""
+    size = x.rows
+    mean_square = in_order([x[c] ** 2 for c in range(size)]) / size
+    return sp.Matrix([gamma[c] * x[c] / sp.sqrt(mean_square + eps) for c in range(size)])
+
+
 # -- Transformers 5.24, transcribed (numpy) -------------------------------------------
 # DeepseekV32RotaryEmbedding.forward, with attention_scaling 1 (DeepSeek's YaRN has
 # mscale = mscale_all_dim); rotate_half and apply_rotary_pos_emb; and
@@ -201,16 +237,29 @@ def hf_layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray) -> np.ndar
     return centred / np.sqrt((centred**2).mean(axis=-1, keepdims=True) + 1e-6) * gamma + beta
 
 
-def hf_index_scores(q, k, weights, rope_width, q_pos, k_pos, inv_freq, apply, norm=None):
+def hf_rms_norm(x: np.ndarray, gamma: np.ndarray) -> np.ndarray:
+    """MiniMaxM3VLRMSNorm over the last axis, weight gamma (D,), eps 1e-6."""
+    return x / np.sqrt((x**2).mean(axis=-1, keepdims=True) + 1e-6) * gamma
+
+
+def hf_index_scores(
+    q, k, weights, rope_width, q_pos, k_pos, inv_freq, apply, norm=None, q_norm=None
+):
     """DeepseekV32Indexer.forward from its projections on: q (S, H, D), k (T, D), weights (S, H).
 
-    With ``norm = (gamma, beta)``, k is wk(x) and passes k_norm first; without, k is taken
-    after k_norm. The first rope_width coordinates of each head turn, the rest pass;
-    scores relu(q . k) / sqrt(D), weighted by weights / sqrt(H) and summed over heads:
-    (S, T), before the causal mask (every key here is before every query).
+    With ``norm = (gamma, beta)``, k is wk(x) and passes k_norm first (a LayerNorm; with
+    beta None, an RMSNorm, as MiniMax-M3-VL's); without, k is taken after k_norm. With
+    ``q_norm = gamma_q`` each query head passes an RMSNorm of weight gamma_q first, one
+    weight for all heads (MiniMaxM3VLIndexer's q_norm). The first rope_width coordinates
+    of each head turn, the rest pass; scores relu(q . k) / sqrt(D), weighted by
+    weights / sqrt(H) and summed over heads: (S, T), before the causal mask (every key
+    here is before every query).
     """
     if norm is not None:
-        k = hf_layer_norm(k, *norm)  # (T, D)
+        gamma, beta = norm
+        k = hf_rms_norm(k, gamma) if beta is None else hf_layer_norm(k, gamma, beta)  # (T, D)
+    if q_norm is not None:
+        q = hf_rms_norm(q, q_norm)  # (S, H, D)
     heads, width = q.shape[1], q.shape[2]
     cos_q, sin_q = hf_cos_sin(q_pos, inv_freq)  # (S, r)
     cos_k, sin_k = hf_cos_sin(k_pos, inv_freq)  # (T, r)
@@ -238,6 +287,7 @@ def random_indexer(seed: int = 37) -> dict:
         "wk": rng.normal(size=(full, model)),  # (D, d_model)
         "gamma": 1.0 + 0.5 * rng.normal(size=full),  # (D,)
         "beta": 0.3 * rng.normal(size=full),  # (D,)
+        "gamma_q": 1.0 + 0.5 * rng.normal(size=full),  # (D,) an RMSNorm's, on each q head
         "xs": rng.normal(size=(count, model)),  # (S, d_model)
         "ys": rng.normal(size=(keys, model)),  # (T, d_model)
         "weights": rng.normal(size=(count, heads)),  # (S, H)
@@ -247,17 +297,24 @@ def random_indexer(seed: int = 37) -> dict:
     }
 
 
-def indexer_scores(net: dict, rows: np.ndarray, apply, *, norm_rows=None) -> np.ndarray:
+def indexer_scores(
+    net: dict, rows: np.ndarray, apply, *, norm_rows=None, rms=False, q_rows=None
+) -> np.ndarray:
     """The transcribed indexer's scores with the rows of W_q (each head) and W_k taken in
-    the order ``rows``, and k_norm's gamma and beta in the order ``norm_rows``."""
+    the order ``rows``, and k_norm's gamma and beta in the order ``norm_rows``.
+
+    With ``rms``, MiniMax-M3-VL's norms instead: an RMSNorm on the key (gamma, no beta)
+    and one on each query head (gamma_q, in the order ``q_rows``, else ``norm_rows``).
+    """
     norm_rows = rows if norm_rows is None else norm_rows
     part = raw_part(DEEPSEEK)
     q = np.einsum("hdm,sm->shd", net["wq"][:, rows, :], net["xs"])  # (S, H, D)
     k = net["ys"] @ net["wk"][rows].T  # (T, D), before k_norm
-    norm = (net["gamma"][norm_rows], net["beta"][norm_rows])
+    norm = (net["gamma"][norm_rows], None if rms else net["beta"][norm_rows])
+    q_norm = net["gamma_q"][norm_rows if q_rows is None else q_rows] if rms else None
     return hf_index_scores(
         q, k, net["weights"], part["qk_rope_head_dim"], net["q_pos"], net["k_pos"],
-        deepseek_speeds(), apply, norm,
+        deepseek_speeds(), apply, norm, q_norm,
     )  # fmt: skip
 
 
@@ -543,6 +600,23 @@ def checks(rec: Recorder) -> None:
         scope="D = 4, 6 with r = 4, 6, both directions; symbolic z, gamma, beta and epsilon; "
         "the sums of the mean and the variance in coordinate order",
     )
+    # The same for an RMSNorm (weight gamma, no bias): MiniMax-M3-VL's and Qwen4-Exp's
+    # k_norm and q_norm. Its mean square does not see a permutation either.
+    cases = []
+    for full, rot in ((4, 4), (6, 4), (6, 6)):
+        z, gamma = vector("z", full), vector("g", full)
+        for label, move in (("P", slice_move(rot, full)), ("P^T", slice_move(rot, full).T)):
+            cases.append((
+                f"D = {full}, r = {rot}, M = diag({label}, I)",
+                minus(rms_norm(move * z, move * gamma, eps),
+                      product(move, rms_norm(z, gamma, eps))),
+            ))  # fmt: skip
+    rec.instances(
+        "an RMSNorm with permuted gamma: RMS(M z; M gamma) = M RMS(z; gamma)",
+        cases,
+        scope="D = 4, 6 with r = 4, 6, both directions; symbolic z, gamma and epsilon; the "
+        "sum of the mean square in coordinate order",
+    )
     # The same through the transcribed Transformers indexer in float64, DeepSeek-V3.2's
     # shapes and speeds, k_norm with random gamma and beta: GLM-style code (interleaved) on
     # W against the split-half code on the permuted W, gamma, beta, and on W unpermuted;
@@ -591,6 +665,28 @@ def checks(rec: Recorder) -> None:
         0,
         scope=f"{count} queries, top {kept} of {keys} keys",
     )  # fmt: skip
+    # MiniMax-M3-VL's indexer: an RMSNorm on the key and one on each query head, one
+    # weight gamma_q for all heads. The fix permutes gamma_q by M too; left in place, the
+    # scores change by more than a tenth of the largest.
+    rms_trained = indexer_scores(net, same_rows, hf_apply_interleave, rms=True)
+    rms_fixed = indexer_scores(net, order, hf_apply_half, rms=True)
+    rms_q_kept = indexer_scores(net, order, hf_apply_half, rms=True, q_rows=same_rows)
+    rms_scale = np.abs(rms_trained).max()
+    rec.numeric(
+        "transcribed indexer with RMSNorms on the key and on each query head: split-half "
+        "code on W_q, W_k and both weights permuted gives the trained index scores",
+        (rms_fixed - rms_trained).ravel() / rms_scale,
+        tol=1e-13,
+        scope="the same shapes and weights, k_norm and q_norm RMSNorms with random "
+        "gamma, gamma_q (MiniMax-M3-VL's form); each |difference| / largest |score|",
+    )
+    rec.exact(
+        "... and with gamma_q left in place the scores move by more than a tenth of the "
+        "largest (1 = yes)",
+        int(np.abs(rms_q_kept - rms_trained).max() > rms_scale / 10),
+        1,
+        scope="the same queries and keys; the query's norm weight must move with W_q",
+    )
     changed = sum(a != b for a, b in zip(top(unfixed, kept), top(trained, kept), strict=True))
     rec.exact(
         f"without the permutation the split-half code chooses other top-{kept} keys "
@@ -812,37 +908,130 @@ def checks(rec: Recorder) -> None:
         f"{runs} readings: no key, rope_interleave false, indexer_rope_interleave true",
     )
     rec.exact(
-        "indexer families the conformance run measured (every one with a posenc record)",
-        sum(int(families.family(t).indexer is not None) for t in measured),
-        len(measured),
-        scope="conformance/record.json, Transformers 5.24: indexer apply calls traced",
+        "indexer model types the conformance run measured whose posenc record is not the "
+        "measured pairing",
+        sum(int(measured[t] != {families.family(t).indexer}) for t in measured),
+        0,
+        scope=f"conformance/record.json, Transformers 5.24: the indexer apply calls of "
+        f"{len(measured)} model types traced and measured",
+    )
+    # posenc's indexer record, by module, against every Indexer class of the pinned
+    # Transformers (INDEXERS): the same modules, and per module the same pairings.
+    recorded: dict[str, set] = {}
+    for facts in families.FAMILIES.values():
+        if facts.indexer is not None:
+            module = Path(facts.source).parent.name
+            attention = None if facts.indexer == "none" else facts.pairing
+            recorded.setdefault(module, set()).add((attention, facts.indexer))
+    rec.exact(
+        "modules with an Indexer class in the pinned Transformers against those posenc "
+        "gives an indexer record (modules in one list only)",
+        len(set(recorded) ^ set(INDEXERS)),
+        0,
+        scope="posenc.families.FAMILIES (source module of each model type with an indexer "
+        "record) against the transcribed Indexer classes",
+    )
+    rec.exact(
+        "... and modules where posenc's attention and indexer pairings are not the "
+        "transcribed ones",
+        sum(int(recorded.get(module) != {pairs}) for module, pairs in INDEXERS.items()),
+        0,
+        scope="every model type of each module (text parts included)",
+    )
+    rec.exact(
+        "families with an indexer in the pinned Transformers",
+        len(recorded),
+        len(INDEXERS),
+        scope="posenc's record against the transcription",
+        quantity="indexer_families",
+        show=Show(),
+    )
+    two_pairing = sorted(
+        module
+        for module, pairs in recorded.items()
+        if any(indexer != "none" and attention != indexer for attention, indexer in pairs)
+    )
+    rec.exact(
+        "the families whose two parts pair differently are DeepSeek-V3.2 and AXK2 alone (1 = yes)",
+        int(two_pairing == ["axk2", "deepseek_v32"]),
+        1,
+        scope="posenc's record of every indexer family",
+    )
+    rec.exact(
+        "families whose two parts pair differently",
+        len(two_pairing),
+        2,
+        scope="of the indexer families",
+        quantity="two_pairing_families",
+        show=Show(),
+    )
+    # posenc's cautions on a config of every model type of every indexer family, its
+    # width under each of the keys the families use: two_pairings exactly for the two,
+    # and never the unknown-pairing caution.
+    wrong_caution, caution_runs = 0, 0
+    for name, facts in families.FAMILIES.items():
+        if facts.indexer is None:
+            continue
+        for key in confusions.INDEXER_WIDTH_KEYS:
+            caution_runs += 1
+            config = {**part, "model_type": name, key: part["index_head_dim"]}
+            if key != "index_head_dim":
+                config.pop("index_head_dim")
+            found = {c.code for c in model_config.read_model(config).cautions}
+            two = Path(facts.source).parent.name in two_pairing
+            wrong_caution += int(("two_pairings" in found) != two)
+            wrong_caution += int("indexer_pairing_unknown" in found)
+    rec.exact(
+        "posenc's cautions on every indexer model type (two_pairings where the parts "
+        "differ, else none; never the unknown caution): disagreements",
+        wrong_caution,
+        0,
+        scope=f"DeepSeek-V3.2-Exp's JSON as each model type, {caution_runs} readings: the "
+        "width as index_head_dim, sparse_index_dim, indexer_head_dim",
     )
     # Which kept configs have an indexer (the raw JSON's keys), against those posenc
     # cautions about two pairings; DeepSeek-V3.2-Exp's values against the class defaults
     # and posenc's reading.
+    # Which kept configs have an indexer (the raw JSON's keys alone), and each config's
+    # indexer caution against its family's record: parts that differ, two_pairings; parts
+    # alike or no indexer rotary, none; no record, indexer_pairing_unknown.
     files = sorted(CONFIG_DIR.glob("*.json"))
-    raw_with, posenc_with, read = [], [], 0
+    raw_with, posenc_with, wrong_config, read = [], [], 0, 0
+    codes = {"two_pairings", "indexer_pairing_unknown"}
     for path in files:
         raw = raw_part(path.stem)
         reading = model_config.read_model(path)
         read += 1
-        if any(key in raw for key in INDEXER_KEYS):
-            raw_with.append(path.stem)
-        if any(caution.code == "two_pairings" for caution in reading.cautions):
+        found = {c.code for c in reading.cautions} & codes
+        if found or families.family(reading.model_type).indexer is not None:
             posenc_with.append(path.stem)
+        if not any(raw.get(key) is not None for key in confusions.INDEXER_WIDTH_KEYS):
+            wrong_config += int(found != set())
+            continue
+        raw_with.append(path.stem)
+        facts = families.family(reading.model_type)
+        attention = {k.pairing for k in reading.kinds if k.rotates}
+        if facts.indexer is None:
+            expected = {"indexer_pairing_unknown"}
+        elif facts.indexer == "none" or attention == {facts.indexer}:
+            expected = set()
+        else:
+            expected = {"two_pairings"}
+        wrong_config += int(found != expected)
     rec.exact("configs read", read, len(list(CONFIG_DIR.glob("*.json"))), scope="data/configs")
     rec.exact(
-        "configs with an indexer key but no posenc caution, or the reverse",
-        len(set(raw_with) ^ set(posenc_with)),
+        "configs whose indexer caution is not the one their family's record calls for",
+        wrong_config,
         0,
-        scope=f"the {read} configs of data/configs (each with an indexer is a family whose "
-        "two pairings differ)",
+        scope=f"the {read} configs of data/configs: an indexer width key or not, and the "
+        "family's two pairings",
     )
     rec.exact(
         "configs with an indexer",
         len(raw_with),
         len(posenc_with),
-        scope="raw JSON keys index_* against posenc's two_pairings cautions",
+        scope="raw JSON keys index_head_dim, sparse_index_dim, indexer_head_dim, against "
+        "the configs of a family posenc gives an indexer record or an indexer caution",
         quantity="indexer_configs",
         show=Show(),
     )
@@ -1019,8 +1208,8 @@ MISREADINGS = [
         "A wrong pairing in the indexer would show at once, on short prompts too",
         _shows_at_once,
         why="The indexer only chooses keys, and with at most index_topk keys it keeps them "
-        "all: up to index_topk tokens the wrong scores change nothing (1bit-MONSTER#2418: "
-        "invisible whenever index_topk >= seq_len).",
+        "all: up to index_topk tokens the wrong scores change nothing (1bit-MONSTER#2418's "
+        "table shows it; its fix, #2421, notes that nothing is dropped then).",
     ),
     Misreading(
         "A wrong pairing only perturbs the index scores a little, like noise",
@@ -1045,6 +1234,7 @@ MISREADINGS = [
         "Permuting the rows of W_q and W_k is the whole fix",
         _key_alone,
         why="The key is k_norm(W_k x), a LayerNorm whose weight and bias act coordinate by "
-        "coordinate before the split: they must be permuted with the rows of W_k.",
+        "coordinate before the split: they must be permuted with the rows of W_k (and a "
+        "query head's norm weight, MiniMax-M3-VL's q_norm, with the rows of W_q).",
     ),
 ]

@@ -206,8 +206,45 @@ def test_every_measured_indexer_pairing_is_the_family_one():
 
 def test_an_unread_indexer_is_said_to_be_unknown():
     config = {**raw("deepseek-v3.2-exp.json"), "model_type": "deepseek_v4_unknown"}
-    (message,) = [c.message for c in read_model(config).cautions if c.code == "two_pairings"]
+    cautions = read_model(config).cautions
+    assert [c.code for c in cautions if "indexer" in c.message] == ["indexer_pairing_unknown"]
+    (message,) = [c.message for c in cautions if c.code == "indexer_pairing_unknown"]
     assert "does not know" in message
+
+
+# The indexers posenc had not recorded (Transformers 5.24): MiniMaxM3VLIndexer and
+# Qwen4ExpTextQSAIndexer call the rotate_half apply_rotary_pos_emb, as their attention
+# does; Glm5NextTextIndexer makes no rotary call. Qwen4-Exp names the width
+# indexer_head_dim, MiniMax-M3-VL's config may save index_head_dim as sparse_index_dim.
+@pytest.mark.parametrize(
+    "model_type, indexer",
+    [
+        ("minimax_m3_vl", "half"),
+        ("minimax_m3_vl_text", "half"),
+        ("qwen4_exp", "half"),
+        ("qwen4_exp_text", "half"),
+        ("glm5_next", "none"),
+        ("glm5_next_text", "none"),
+    ],
+)
+@pytest.mark.parametrize("key", ["index_head_dim", "indexer_head_dim", "sparse_index_dim"])
+def test_the_late_indexer_families_need_no_caution(model_type, indexer, key):
+    from posenc.families import family
+
+    assert family(model_type).indexer == indexer
+    config = {**BASE, "model_type": model_type, key: 128}
+    assert [c.code for c in read_model(config).cautions if "indexer" in c.message] == []
+
+
+@pytest.mark.parametrize("key", ["index_head_dim", "indexer_head_dim", "sparse_index_dim"])
+def test_every_indexer_width_key_is_read(key):
+    # An unrecorded family with each key gets the unknown caution; a two-pairing one
+    # (DeepSeek-V3.2) the two_pairings caution whichever key names the width.
+    config = {**BASE, "model_type": "an_unread_dsa", key: 128}
+    assert "indexer_pairing_unknown" in codes(read_model(config))
+    config = {**raw("deepseek-v3.2-exp.json"), key: 128}
+    config.pop("index_head_dim") if key != "index_head_dim" else None
+    assert "two_pairings" in codes(read_model(config))
 
 
 def test_ministral3_scales_every_query():
@@ -457,6 +494,10 @@ CAUTIONS = {
     "two_pairings": (
         {**BASE, "model_type": "deepseek_v32", "qk_rope_head_dim": 64, "index_head_dim": 128},
         {**BASE, "model_type": "deepseek_v3", "qk_rope_head_dim": 64},
+    ),
+    "indexer_pairing_unknown": (
+        {**BASE, "model_type": "an_unread_dsa", "index_head_dim": 128},
+        {**BASE, "model_type": "glm5_next_text", "index_head_dim": 128},
     ),
     "precedence": (
         {**BASE, "rope_parameters": {"rope_theta": 5e5}, "rope_scaling": {"type": "linear", "factor": 2.0}},  # noqa: E501
