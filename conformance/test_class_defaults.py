@@ -10,7 +10,10 @@ pinned Transformers by ``tools/class_defaults.py``. Two checks:
   key (at the top and in a flat ``rope_parameters``), read by posenc, gives the same
   reading as the config the class fills in and saves again. The pairs where it does not
   are listed in ``KNOWN`` with the reason; a listed pair that starts to agree fails too,
-  so the list cannot go stale.
+  so the list cannot go stale;
+- for every zoo family whose default config holds ``layer_types``: without them, posenc
+  reads every layer as Transformers builds it, or it gives the caution
+  ``layer_types_rule`` (and only then).
 """
 
 from __future__ import annotations
@@ -45,13 +48,17 @@ KNOWN = {
 }
 
 
-def test_the_table_is_what_the_pinned_transformers_gives(capsys):
+def _tool():
     sys.path.insert(0, str(ROOT / "tools"))
     try:
         import class_defaults
     finally:
         sys.path.remove(str(ROOT / "tools"))
-    assert class_defaults.main(["--check"]) == 0, capsys.readouterr().out
+    return class_defaults
+
+
+def test_the_table_is_what_the_pinned_transformers_gives(capsys):
+    assert _tool().main(["--check"]) == 0, capsys.readouterr().out
 
 
 def _without(value, key: str):
@@ -110,3 +117,42 @@ def test_a_left_out_key_reads_as_transformers_fills_it(model_type, key):
         assert not same, f"listed as known, but now agrees: {KNOWN[model_type, key]}"
     else:
         assert same
+
+
+def _with_layer_types():
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+    out = []
+    for model_type in zoo_families():
+        try:
+            with quiet():
+                saved = CONFIG_MAPPING[model_type]().get_text_config().to_dict()
+        except Exception:  # its own defaults do not build (test_zoo says so)
+            continue
+        if "layer_types" in saved:
+            out.append(model_type)
+    return out
+
+
+@pytest.mark.parametrize("model_type", _with_layer_types())
+def test_without_layer_types_posenc_reads_the_class_rule_or_says_it_cannot(model_type):
+    """Each layer read as Transformers builds it, or the caution layer_types_rule."""
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+    with quiet():
+        text = CONFIG_MAPPING[model_type]().get_text_config()
+        stripped = {k: v for k, v in text.to_dict().items() if k != "layer_types"}
+        try:
+            filled = type(text)(**copy.deepcopy(stripped)).to_dict()
+        except Exception as error:  # the class needs them: nothing to compare
+            pytest.skip(f"Transformers: {err(error)}")
+    per_layer = _tool()._per_layer
+    try:
+        want = per_layer(filled)
+    except ValueError as error:
+        pytest.skip(f"posenc: {err(error)}")
+    cautioned = "layer_types_rule" in [c.code for c in read_model(stripped).cautions]
+    if per_layer(stripped) == want:
+        assert not cautioned, "a caution where posenc reads every layer as Transformers builds it"
+    else:
+        assert cautioned, "posenc reads other layers than Transformers builds, and says nothing"

@@ -296,6 +296,21 @@ def _indexer_pairing_unknown(reading, part, fam):
     )
 
 
+def _layer_types_rule(reading, part, fam):
+    """No layer_types, in a family whose config class builds them by a rule posenc lacks."""
+    if not fam.layer_types_ruled or "layer_types" in part:
+        return None
+    read = "; ".join(f"{k.name}: {len(k.layers)} layers" for k in reading.kinds)
+    return (
+        "layer_types_rule",
+        f"the config sets no layer_types: Transformers builds them with the rule of"
+        f" {part.get('model_type')!r}'s config class, which posenc does not mirror, so which"
+        f" layers slide or rotate may differ from what posenc read ({read}); a config saved"
+        " by Transformers 5.x carries layer_types and is read exactly",
+        (fam.source or _TRANSFORMERS,),
+    )
+
+
 def _mrope_sections(reading, part, fam):
     for k in _rotating(reading):
         for note in k.notes:
@@ -319,6 +334,7 @@ RULES = {
     "two_pairings": _two_pairings,
     "indexer_pairing_unknown": _indexer_pairing_unknown,
     "mrope_sections": _mrope_sections,
+    "layer_types_rule": _layer_types_rule,
 }
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from posenc._class_defaults import DEFAULTS
+from posenc._class_defaults import DEFAULTS, LAYER_TYPES_RULED
 
 __all__ = ["FAMILIES", "Family", "family"]
 
@@ -76,6 +76,9 @@ class Family:
         Constant values the config class gives ``partial_rotary_factor``,
         ``sliding_window``, ``head_dim`` or ``rotary_dim`` when the config leaves them out
         (generated from Transformers into ``posenc/_class_defaults.py``).
+    layer_types_ruled : bool
+        The config class builds ``layer_types`` by a rule of its own when the config sets
+        none, and posenc does not mirror it (generated, as ``defaults``).
     default_theta : float, dict or None
         The base the config class falls back to when the config holds none; a dict maps
         layer types to bases ("sliding_attention" and "full_attention", whose base every
@@ -118,6 +121,7 @@ class Family:
     width: dict[str, str] = field(default_factory=dict)
     default_theta: float | dict[str, float] | None = None
     defaults: dict[str, Any] = field(default_factory=dict)
+    layer_types_ruled: bool = False
     window_pattern: int | None = None
     legacy: str | None = None
     scheme_aliases: dict[str, str] = field(default_factory=dict)
@@ -510,6 +514,8 @@ for _theta, _names in (
 
 for _name, _values in DEFAULTS.items():
     FAMILIES[_name] = replace(FAMILIES.get(_name, Family()), defaults=dict(_values))
+for _name in LAYER_TYPES_RULED:
+    FAMILIES[_name] = replace(FAMILIES.get(_name, Family()), layer_types_ruled=True)
 
 
 def family(model_type: str | None) -> Family:

@@ -503,6 +503,11 @@ CAUTIONS = {
         {**BASE, "rope_parameters": {"rope_theta": 5e5}, "rope_scaling": {"type": "linear", "factor": 2.0}},  # noqa: E501
         {**BASE, "rope_scaling": {"type": "linear", "factor": 2.0}},
     ),
+    # Gemma2Config alternates sliding and global layers when layer_types is not set.
+    "layer_types_rule": (
+        {**BASE, "model_type": "gemma2", "num_hidden_layers": 4},
+        {**BASE, "model_type": "gemma2", "num_hidden_layers": 4, "layer_types": ["sliding_attention", "full_attention"] * 2},  # noqa: E501
+    ),
 }  # fmt: skip
 
 
