@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import math
 import operator
+from fractions import Fraction
 from typing import NamedTuple
 
 import numpy as np
@@ -502,10 +503,11 @@ def _refuse_width_2(width: int, length: int) -> None:
 class GridBase(NamedTuple):
     """The result of :func:`smallest_grid_base`.
 
-    ``base = start * ratio**index``: the first base of the grid where the sum stays
-    ``>= 0`` at every integer offset up to the length (its ``lowest`` value, at offset
-    ``at``). ``misses[k]``: for each grid base ``start * ratio**k`` with ``k < index``,
-    an offset ``<= length`` where the sum is negative there.
+    ``base = start * ratio**index`` (computed exactly, rounded once to float64): the
+    first base of the grid where the sum stays ``>= 0`` at every integer offset up to
+    the length (its ``lowest`` value, at offset ``at``). ``misses[k]``: for each grid
+    base ``start * ratio**k`` with ``k < index``, an offset ``<= length`` where the sum
+    is negative there.
     """
 
     base: float
@@ -518,6 +520,28 @@ class GridBase(NamedTuple):
 #: Grid bases screened together, and the float64 margin a screened value must clear.
 _BATCH = 128
 _SCREEN = 1e-6
+
+
+def _grid(start: float, ratio: float, k: int, n: int) -> np.ndarray:
+    """Bases ``k .. k + n - 1`` of the grid ``start * ratio**j``: (n,).
+
+    Each is computed exactly from the decimal values of ``start`` and ``ratio`` as
+    written (their shortest ``repr``: ``1.001`` is 1001/1000) and rounded once to
+    float64, so the grid is the same on every machine. ``start * ratio**j`` in float64
+    is not: the float ratio is off by up to 1e-16 and its power by about ``j`` times
+    that (1e-12 at ``j = 10**4``). A base too large for float64 is ``inf``.
+    """
+    start_, ratio_ = Fraction(repr(start)), Fraction(repr(ratio))
+    num = start_.numerator * ratio_.numerator**k
+    den = start_.denominator * ratio_.denominator**k
+    out = np.empty(n)  # (n,)
+    for j in range(n):
+        try:
+            out[j] = num / den  # int / int: correctly rounded
+        except OverflowError:
+            out[j] = math.inf
+        num, den = num * ratio_.numerator, den * ratio_.denominator
+    return out
 
 
 def _screen(bases: np.ndarray, width: int) -> np.ndarray:
@@ -545,6 +569,12 @@ def smallest_grid_base(
     that passes is returned. A base strictly between two grid points is not tried:
     ``ratio`` is the resolution. Unlike :func:`base_bound`, no base of the grid below
     the answer passes, by construction.
+
+    The grid is exact: base ``k`` is ``start * ratio**k`` computed from the decimal
+    values of ``start`` and ``ratio`` as written (``1.001`` is 1001/1000) and rounded
+    once to float64, the same on every machine. With the defaults it is the grid of
+    Proposition 38's certificate, ``data/base-bound.json``. (``2.0 * 1.001**k`` in
+    float64 drifts from it by about ``k * 1e-16``, relative.)
 
     Parameters
     ----------
@@ -582,7 +612,7 @@ def smallest_grid_base(
     misses: list[int] = []
     k = 0
     while True:
-        bases = start * ratio ** np.arange(k, k + _BATCH, dtype=np.float64)  # (n,)
+        bases = _grid(start, ratio, k, _BATCH)  # (n,)
         if not np.isfinite(bases).all():  # pragma: no cover - width >= 4 is met by a large base
             raise ValueError(f"no base of the grid up to {bases[-1]!r} meets the condition")
         screened = _screen(bases, width) if length >= _STEPS else np.full(bases.size, -1)

@@ -79,7 +79,19 @@ def test_left_panel_draws_the_certificate_the_table_and_the_models(fig):
             failing.append(name)
             m = similarity.first_negative(length, 128, base=base)
             assert m is not None and 0 <= m <= length and _sum(m, base) < -0.1
-    assert failing == ["Llama 2 7B", "Qwen2.5-7B, Qwen3-8B", "Qwen3-VL-8B"]
+    assert failing == ["Llama 2 7B", "Qwen2.5-7B-Instruct, Qwen3-8B", "Qwen3-VL-8B"]
+
+
+def test_every_model_has_its_own_marker_and_colour(fig):
+    # the legend must tell the models apart: no two share both marker and colour
+    styles = [
+        (line.get_marker(), tuple(line.get_markeredgecolor()))
+        if not isinstance(line.get_markeredgecolor(), str)
+        else (line.get_marker(), line.get_markeredgecolor())
+        for line in fig.axes[0].get_lines()
+        if str(line.get_gid()).startswith("model-")
+    ]
+    assert len(styles) == len(MODELS) == len(set(styles))
 
 
 def test_right_panel_is_the_sum_at_and_one_step_below_the_grid_answer(fig):

@@ -75,3 +75,14 @@ def test_the_grid_is_two_times_1_001_to_the_k_rounded_once():
         assert proof.grid_base(k) == float(2 * Fraction(1001, 1000) ** k)
     # not C's pow on the float 1.001, whose ratio is off by about 1e-16 a step
     assert proof.grid_base(17312) != 2.0 * 1.001**17312
+
+
+def test_each_answer_is_the_grid_base_after_the_run_of_failing_bases(short):
+    # The page's grid_L is grid_base(failing): failing counts the grid bases below the
+    # row's index whose witness lies in [0, L] with B < 0. It is the index on the file,
+    # and falls short of it when a witness does not fail or lies beyond L.
+    rows = proof.certify(Recorder(), short, LENGTHS)
+    assert [failing for *_, failing in rows] == [row["index"] for row in short["rows"]]
+    for how in ("witness at 0", "witness beyond its context"):
+        rows = proof.certify(Recorder(), _broken(short, how), LENGTHS)
+        assert rows[0][4] == short["rows"][0]["index"] - 1

@@ -9,6 +9,7 @@ input (hypothesis), such as |PE(p) - PE(q)|**2 = d - 2 PE(p).PE(q).
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import mpmath
 import numpy as np
@@ -18,6 +19,7 @@ from hypothesis import strategies as st
 
 from posenc import sinusoidal
 from posenc.similarity import (
+    _grid,  # the exact grid of smallest_grid_base
     base_bound,
     distance_profile,
     dot_profile,
@@ -296,12 +298,25 @@ def test_base_bound_refuses_bad_input(kwargs, error):
 def test_smallest_grid_base_passes_and_every_grid_base_below_fails():
     found = smallest_grid_base(1024, 64, ratio=1.01)
     assert found.index == len(found.misses) > 0
-    assert found.base == pytest.approx(2.0 * 1.01**found.index, rel=1e-12)
+    assert found.base == float(2 * Fraction(101, 100) ** found.index)  # the exact grid
     assert _brute_lowest(1024, 64, found.base)[0] >= 0 and found.lowest >= 0
     for k, miss in enumerate(found.misses):  # every grid base below fails, at its offset
-        assert 0 <= miss <= 1024 and float(exact_dot(miss, 64, base=2.0 * 1.01**k)) < 0
+        base = float(2 * Fraction(101, 100) ** k)
+        assert 0 <= miss <= 1024 and float(exact_dot(miss, 64, base=base)) < 0
     # base_bound's answer for the same length is not below this one on a finer grid
     assert base_bound(1024, 64).base >= found.base / 1.01
+
+
+def test_smallest_grid_base_uses_the_exact_grid_of_the_certificate():
+    # Proposition 38's grid: 2 * (1001/1000)^k rounded once to float64. The float64
+    # power 2.0 * 1.001**k drifts from it (it differs at the certificate's last index,
+    # and at this answer's index for ratio 1.01, where the old code returned it).
+    grid = _grid(2.0, 1.001, 17310, 4)
+    assert grid.tolist() == [float(2 * Fraction(1001, 1000) ** k) for k in range(17310, 17314)]
+    assert grid[2] != 2.0 * 1.001**17312
+    found = smallest_grid_base(1024, 64, ratio=1.01)
+    assert found.base != 2.0 * 1.01**found.index
+    assert found.base == float(Fraction(2) * Fraction(101, 100) ** found.index)
 
 
 @pytest.mark.parametrize("function", [base_bound, smallest_grid_base])

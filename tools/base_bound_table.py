@@ -13,8 +13,8 @@ context, so the answer for L is at least the answer for a shorter row, and a wit
 for a shorter row is one for L. The rows are therefore done in increasing L, one
 shared list of witnesses growing as they go. For each new grid base the recent
 witnesses are tried first (64 cosines each), then the first 1024 offsets; only when
-both fail is posenc.similarity.first_negative's block scan run (up to L + 1 offsets;
-at L = 2^20 a passing base costs about half a second).
+neither finds a negative sum is posenc.similarity.first_negative's block scan run (up
+to L + 1 offsets; at L = 2^20 a passing base costs about half a second).
 
 The file holds, for each grid index k below the largest answer, one offset
 ``witnesses[k]``; each row holds its L, the index of its answer and the answer itself.
@@ -31,8 +31,7 @@ work, nice 19; ``seconds`` in each row of the file): L = 4096 and 8192 in about 
 second each, 32768 in 14 s, 131072 in 75 s and 2^20 in 242 s (2415 block scans), under
 six minutes in all with the final full scans; an earlier run under heavier load took
 374 s for 2^20. posenc.similarity.smallest_grid_base, which screens without reusing
-witnesses, took 511 s for 131072 alone; its grid is ``start * ratio**k`` in NumPy's
-float64 arithmetic, so its bases can differ from these in the last digits.
+witnesses, took 511 s for 131072 alone; its grid is this one (exact, rounded once).
 """
 
 from __future__ import annotations
@@ -140,7 +139,9 @@ def compute(lengths, log) -> dict:
         "B(m) = sum_i cos(m b^(-2i/128)) >= 0 at "
         "every integer m = 0..L; witnesses[k] is an offset with B(m) < 0 at b_k, for every "
         "k below the last row's index. Written by tools/base_bound_table.py; checked, not "
-        "trusted, by proofs/p38_rope_base_bound.py.",
+        "trusted, by proofs/p38_rope_base_bound.py. Each row's lowest, at and seconds are "
+        "informational (the smallest float64 sum at the answer, its offset, the search's "
+        "time): the proof recomputes the pass and does not read them.",
         "width": WIDTH,
         "start": START,
         "ratio": RATIO,

@@ -3,9 +3,10 @@
 For a head of width d with speeds w_i = b^(-2i/d), B(m) = sum_i cos(m w_i) is the
 rotary score of a query with itself at offset m when every pair has length 1. In
 posenc's reading of Men et al., the condition is B(m) >= 0 at every integer m up to
-the context L, and the smallest base that meets it is the lower bound of the base for
-L. The condition is not monotone in b. The figure draws, for width 128, the smallest
-base of the grid 2 * 1.001^k that meets it, from the certificate data/base-bound.json
+the context L, and the smallest base that meets it is posenc's reading of their lower
+bound of the base for L (posenc's computation, not numbers from the paper). The
+condition is not monotone in b. The figure draws, for width 128, the smallest base of
+the grid 2 * 1.001^k that meets it, from the certificate data/base-bound.json
 (written by tools/base_bound_table.py; Proposition 38's proof checks every entry), and
 :data:`BOUNDS`, where :func:`posenc.similarity.base_bound`'s coarser search stops.
 
@@ -50,7 +51,7 @@ MODELS = (
     ("Command R7B, sliding", 5.0e4, 4096),
     ("Llama 3.1 8B, Llama 4 Scout", 5.0e5, 8192),
     ("Code Llama 7B, Ministral 3 3B", 1.0e6, 16384),
-    ("Qwen2.5-7B, Qwen3-8B", 1.0e6, 32768),
+    ("Qwen2.5-7B-Instruct, Qwen3-8B", 1.0e6, 32768),
     ("SmolLM3-3B", 5.0e6, 65536),
     ("Qwen3-VL-8B", 5.0e6, 262144),
 )
@@ -86,7 +87,8 @@ def fig_base_bound(width: int = 128) -> Figure:
     posenc.similarity.base_bound's search stops, against L on log axes; the shipped kinds
     of :data:`MODELS` as points at (length, base): filled where B(m) >= 0 for every m up
     to the length (:func:`posenc.similarity.first_negative` finds no negative offset),
-    crosses where it does not. Right: B(m) for L = 4096 at the smallest grid base and at
+    crosses where it does not; a model whose colour repeats an earlier one's gets
+    another marker. Right: B(m) for L = 4096 at the smallest grid base and at
     the grid base one step below, over the last offsets up to L, near 0: the second dips
     below 0 (circled).
     """
@@ -110,10 +112,13 @@ def fig_base_bound(width: int = 128) -> Figure:
     for index, (name, base, length) in enumerate(MODELS):
         holds = similarity.first_negative(length, width, base=base) is None
         colour = _OKABE_ITO[index % len(_OKABE_ITO)]
+        # The palette has fewer colours than there are models: a model that repeats a
+        # colour gets another marker (a circle, or a plus where it fails).
+        marker = ("s", "X") if index < len(_OKABE_ITO) else ("o", "P")
         left.plot(
             [length],
             [base],
-            "s" if holds else "X",
+            marker[0] if holds else marker[1],
             ms=6,
             mfc=colour if holds else "white",
             mec=colour,
