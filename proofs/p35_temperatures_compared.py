@@ -73,7 +73,7 @@ CONFIG_DIR = ROOT / "data/configs"
 #: on the queries; "softmax": the text model is Transformers' DeepSeek V3 (or V3.2) and
 #: its rope_scaling has mscale_all_dim, so the softmax scale carries m^2.
 USERS = {
-    "qwen2.5-7b-yarn-4": ("cache", "Qwen2.5-7B with YaRN 4"),
+    "qwen2.5-7b-yarn-4": ("cache", "Qwen2.5-7B-Instruct with YaRN 4"),
     "qwen3-8b-yarn-4": ("cache", "Qwen3-8B with YaRN 4"),
     "gpt-oss-120b": ("cache", "gpt-oss-120b"),
     "phi-3.5-mini-instruct": ("cache", "Phi-3.5-mini"),
