@@ -135,11 +135,22 @@ class Family:
 FAMILIES: dict[str, Family] = {}
 
 
+def _source(module: str) -> str:
+    return f"transformers/models/{module}/modeling_{module}.py"
+
+
 def _put(names: str, module: str, **facts) -> None:
     """Enter ``facts`` for each model type of ``names``, whose code is ``module``'s."""
-    source = f"transformers/models/{module}/modeling_{module}.py"
     for name in names.split():
-        FAMILIES[name] = Family(source=source, **facts)
+        FAMILIES[name] = Family(source=_source(module), **facts)
+
+
+def _amend(names: str, module: str | None = None, **facts) -> None:
+    """Add ``facts`` to each model type of ``names``: to its entry, or to a new one (whose
+    code is ``module``'s, where given)."""
+    new = Family(source=_source(module)) if module else Family()
+    for name in names.split():
+        FAMILIES[name] = replace(FAMILIES.get(name, new), **facts)
 
 
 # Pairing 2i with 2i + 1: an interleaved rotate_half, a complex multiply, or a table laid
@@ -433,11 +444,7 @@ for _module, _names, _indexer in (
     ("qwen4_exp", "qwen4_exp qwen4_exp_text", "half"),
     ("glm5_next", "glm5_next glm5_next_text", "none"),
 ):
-    for _name in _names.split():
-        _entry = FAMILIES.get(
-            _name, Family(source=f"transformers/models/{_module}/modeling_{_module}.py")
-        )
-        FAMILIES[_name] = replace(_entry, indexer=_indexer)
+    _amend(_names, _module, indexer=_indexer)
 
 # A temperature on the softmax scale, set where the attention class is built: every
 # family whose code calls yarn_apply_mscale (conformance/test_softmax_scale.py finds them
@@ -460,11 +467,7 @@ for _module, _names in (
     ("mistral_large4", "mistral_large4 mistral_large4_text"),
     ("youtu", "youtu"),
 ):
-    for _name in _names.split():
-        _entry = FAMILIES.get(
-            _name, Family(source=f"transformers/models/{_module}/modeling_{_module}.py")
-        )
-        FAMILIES[_name] = replace(_entry, softmax_mscale=True)
+    _amend(_names, _module, softmax_mscale=True)
 
 # The base that Transformers gives a config that saves no rope_theta: its config class's
 # default_theta (BailingHybrid: its rope_theta field), 10,000 where the class sets none;
@@ -509,13 +512,11 @@ for _theta, _names in (
     ),
     (_BERT_THETAS, "modernbert modernbert-decoder pe_audio pe_audio_video pe_video"),
 ):
-    for _name in _names.split():
-        FAMILIES[_name] = replace(FAMILIES.get(_name, Family()), default_theta=_theta)
+    _amend(_names, default_theta=_theta)
 
 for _name, _values in DEFAULTS.items():
-    FAMILIES[_name] = replace(FAMILIES.get(_name, Family()), defaults=dict(_values))
-for _name in LAYER_TYPES_RULED:
-    FAMILIES[_name] = replace(FAMILIES.get(_name, Family()), layer_types_ruled=True)
+    _amend(_name, defaults=dict(_values))
+_amend(" ".join(LAYER_TYPES_RULED), layer_types_ruled=True)
 
 
 def family(model_type: str | None) -> Family:
