@@ -18,13 +18,13 @@ pinned Transformers by ``tools/class_defaults.py``. Two checks:
 
 from __future__ import annotations
 
-import copy
+import functools
 import sys
 from pathlib import Path
 
 import pytest
-from _zoo_compare import reading_record
-from _zoo_enumerate import err, quiet, zoo_families
+from _defaults import holds, reading, rebuilt, text_config, without
+from _zoo_enumerate import err, zoo_families
 
 from posenc.model_config import read_model
 
@@ -61,91 +61,53 @@ def test_the_table_is_what_the_pinned_transformers_gives(capsys):
     assert _tool().main(["--check"]) == 0, capsys.readouterr().out
 
 
-def _without(value, key: str):
-    if isinstance(value, dict):
-        return {k: _without(v, key) for k, v in value.items() if k != key}
-    if isinstance(value, list):
-        return [_without(v, key) for v in value]
-    return value
-
-
-def _has(value, key: str) -> bool:
-    if isinstance(value, dict):
-        return key in value or any(_has(v, key) for v in value.values())
-    if isinstance(value, list):
-        return any(_has(v, key) for v in value)
-    return False
-
-
-def _reading(config: dict) -> dict:
-    record = reading_record(read_model(config))
-    record.pop("path", None)
-    return record
+@functools.cache
+def _saved() -> dict[str, tuple[type, dict]]:
+    """Every zoo family's text config class and default config, saved, where it builds."""
+    out = {}
+    for model_type in zoo_families():
+        try:
+            text = text_config(model_type)
+        except Exception:  # its own defaults do not build (test_zoo says so)
+            continue
+        out[model_type] = (type(text), text.to_dict())
+    return out
 
 
 def _cases():
-    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
-
-    out = []
-    for model_type in zoo_families():
-        try:
-            with quiet():
-                saved = CONFIG_MAPPING[model_type]().get_text_config().to_dict()
-        except Exception:  # its own defaults do not build (test_zoo says so)
-            continue
-        out += [(model_type, key) for key in KEYS if _has(saved, key)]
-    return out
+    return [(t, key) for t, (_, saved) in _saved().items() for key in KEYS if holds(saved, key)]
 
 
 @pytest.mark.parametrize(("model_type", "key"), _cases())
 def test_a_left_out_key_reads_as_transformers_fills_it(model_type, key):
-    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
-
-    with quiet():
-        text = CONFIG_MAPPING[model_type]().get_text_config()
-        stripped = _without(text.to_dict(), key)
-        try:
-            filled = type(text)(**copy.deepcopy(stripped)).to_dict()
-        except Exception as error:  # the class needs the key: nothing to compare
-            pytest.skip(f"Transformers: {err(error)}")
+    cls, saved = _saved()[model_type]
+    stripped = without(saved, key)
     try:
-        want = _reading(filled)
+        filled = rebuilt(cls, stripped)
+    except Exception as error:  # the class needs the key: nothing to compare
+        pytest.skip(f"Transformers: {err(error)}")
+    try:
+        want = reading(filled)
     except ValueError as error:  # posenc refuses the family, and says why
         pytest.skip(f"posenc: {err(error)}")
-    same = _reading(stripped) == want
+    same = reading(stripped) == want
     if (model_type, key) in KNOWN:
         assert not same, f"listed as known, but now agrees: {KNOWN[model_type, key]}"
     else:
         assert same
 
 
-def _with_layer_types():
-    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
-
-    out = []
-    for model_type in zoo_families():
-        try:
-            with quiet():
-                saved = CONFIG_MAPPING[model_type]().get_text_config().to_dict()
-        except Exception:  # its own defaults do not build (test_zoo says so)
-            continue
-        if "layer_types" in saved:
-            out.append(model_type)
-    return out
-
-
-@pytest.mark.parametrize("model_type", _with_layer_types())
+@pytest.mark.parametrize(
+    "model_type", [t for t, (_, saved) in _saved().items() if "layer_types" in saved]
+)
 def test_without_layer_types_posenc_reads_the_class_rule_or_says_it_cannot(model_type):
     """Each layer read as Transformers builds it, or the caution layer_types_rule."""
-    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
-
-    with quiet():
-        text = CONFIG_MAPPING[model_type]().get_text_config()
-        stripped = {k: v for k, v in text.to_dict().items() if k != "layer_types"}
-        try:
-            filled = type(text)(**copy.deepcopy(stripped)).to_dict()
-        except Exception as error:  # the class needs them: nothing to compare
-            pytest.skip(f"Transformers: {err(error)}")
+    cls, saved = _saved()[model_type]
+    stripped = {k: v for k, v in saved.items() if k != "layer_types"}
+    try:
+        filled = rebuilt(cls, stripped)
+    except Exception as error:  # the class needs them: nothing to compare
+        pytest.skip(f"Transformers: {err(error)}")
     per_layer = _tool()._per_layer
     try:
         want = per_layer(filled)

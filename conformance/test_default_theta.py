@@ -16,20 +16,11 @@ build from its own defaults, is skipped with the reason.
 
 from __future__ import annotations
 
-import copy
-
 import pytest
-from _zoo_enumerate import err, quiet, zoo_families
+from _defaults import rebuilt, text_config, without
+from _zoo_enumerate import err, zoo_families
 
 from posenc.model_config import read_model
-
-
-def _without_theta(value):
-    if isinstance(value, dict):
-        return {k: _without_theta(v) for k, v in value.items() if k != "rope_theta"}
-    if isinstance(value, list):
-        return [_without_theta(v) for v in value]
-    return value
 
 
 def _bases(config: dict) -> list[tuple]:
@@ -39,17 +30,14 @@ def _bases(config: dict) -> list[tuple]:
 
 @pytest.mark.parametrize("model_type", zoo_families())
 def test_a_config_without_rope_theta_gets_the_class_default(model_type):
-    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
-
     try:
-        with quiet():
-            text = CONFIG_MAPPING[model_type]().get_text_config()
-            stripped = _without_theta(text.to_dict())
-            rebuilt = type(text)(**copy.deepcopy(stripped)).to_dict()
+        text = text_config(model_type)
+        stripped = without(text.to_dict(), "rope_theta")
+        filled = rebuilt(type(text), stripped)
     except Exception as error:  # its own defaults do not build: nothing to compare
         pytest.skip(f"Transformers: {err(error)}")
     try:
-        want = _bases(rebuilt)
+        want = _bases(filled)
     except ValueError as error:  # posenc refuses the family, and says why
         pytest.skip(f"posenc: {err(error)}")
     assert _bases(stripped) == want

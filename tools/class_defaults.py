@@ -39,8 +39,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "conformance")]
 
-from _zoo_compare import reading_record  # noqa: E402
-from _zoo_enumerate import quiet, transformers, zoo_families  # noqa: E402
+from _defaults import reading, rebuilt, text_config, without  # noqa: E402
+from _zoo_enumerate import transformers, zoo_families  # noqa: E402
 
 from posenc.model_config import read_model  # noqa: E402
 
@@ -73,15 +73,6 @@ RULED_HEADER = """#: Model types whose config class builds ``layer_types`` by a 
 LAYER_TYPES_RULED: frozenset[str] = """
 
 
-def _without(value, key: str):
-    if isinstance(value, dict):
-        out = {k: _without(v, key) for k, v in value.items() if k != key}
-        return out
-    if isinstance(value, list):
-        return [_without(v, key) for v in value]
-    return value
-
-
 def _found(saved: dict, key: str):
     if saved.get(key) is not None:
         return saved[key]
@@ -89,12 +80,6 @@ def _found(saved: dict, key: str):
     if isinstance(rope, dict) and "rope_type" in rope:  # flat, not per layer type
         return rope.get(key)
     return None
-
-
-def _reading(config: dict):
-    record = reading_record(read_model(config))
-    record.pop("path", None)
-    return record
 
 
 def _constant(cls, stripped: dict, key: str, value) -> bool:
@@ -108,8 +93,7 @@ def _constant(cls, stripped: dict, key: str, value) -> bool:
         wider = copy.deepcopy(stripped)
         wider[size] *= 2
         try:
-            with quiet():
-                other = cls(**wider).to_dict()
+            other = rebuilt(cls, wider)
         except Exception:
             continue
         if _found(other, key) != value:
@@ -136,26 +120,21 @@ def _ruled(cls, saved: dict) -> bool:
         return False
     stripped = {k: v for k, v in saved.items() if k != "layer_types"}
     try:
-        with quiet():
-            filled = cls(**copy.deepcopy(stripped)).to_dict()
-        return _per_layer(stripped) != _per_layer(filled)
+        return _per_layer(stripped) != _per_layer(rebuilt(cls, stripped))
     except Exception:  # the class needs them, or posenc cannot read the result
         return False
 
 
 def measure() -> tuple[dict[str, dict], list[str]]:
-    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
-
     table: dict[str, dict] = {}
     ruled: set[str] = set()
     families = zoo_families()
     for number, model_type in enumerate(families, 1):
         print(f"\r{number}/{len(families)} {model_type:40}", end="", file=sys.stderr)
         try:
-            with quiet():
-                text = CONFIG_MAPPING[model_type]().get_text_config()
-                saved = text.to_dict()
-            _reading(saved)
+            text = text_config(model_type)
+            saved = text.to_dict()
+            reading(saved)
         except Exception:  # posenc refuses it, or Transformers cannot build it
             continue
         cls = type(text)
@@ -164,10 +143,9 @@ def measure() -> tuple[dict[str, dict], list[str]]:
         for key in KEYS:
             if _found(saved, key) is None:
                 continue
-            stripped = _without(saved, key)
+            stripped = without(saved, key)
             try:
-                with quiet():
-                    filled = cls(**copy.deepcopy(stripped)).to_dict()
+                filled = rebuilt(cls, stripped)
             except Exception:  # the class needs the key
                 continue
             value = _found(filled, key)
