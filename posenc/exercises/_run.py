@@ -487,14 +487,7 @@ def _below(supervisor: subprocess.Popen) -> None:
 
     with contextlib.suppress(OSError):
         supervisor.send_signal(signal.SIGSTOP)
-    for attempt in range(_supervise.ROUNDS):
-        living = _supervise.descendants(supervisor.pid, living=True)
-        if not living:
-            return
-        for pid in living:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
-        time.sleep(min(0.001 * attempt, 0.05))
+    _supervise.kill_below(supervisor.pid)
 
 
 def _stop(supervisor: subprocess.Popen | None, watcher: _Watcher, thread: threading.Thread):

@@ -22,7 +22,7 @@ line and taken with ``sigwait``, so a stop is a value that the waiting loop read
 an exception that could land anywhere, the cleanup included. (An earlier version raised
 from a handler; a SIGTERM that came as the worker ended could land on the first line of
 the cleanup and skip it, and a process that had left the worker's session outlived the
-check.) :func:`descendants` is also what the checker uses, should this process hang, to
+check.) :func:`kill_below` is also what the checker uses, should this process hang, to
 kill what is below it before it kills this process.
 
 It writes two JSON lines on standard output: ``{"worker": PID}`` once the worker runs,
@@ -169,12 +169,23 @@ def _kill_all(worker: int | None, linux: bool, ended: dict[int, int]) -> bool:
                 ended[worker] = os.waitstatus_to_exitcode(status)
         _reap(ended)
         return False  # nothing tells what left the group
+    return kill_below(os.getpid(), reap=lambda: _reap(ended))
+
+
+def kill_below(root: int, reap=None) -> bool:
+    """Kill every process below ``root`` with SIGKILL and look again, until none is left.
+
+    ``reap`` collects the killed when ``root`` is this process; without it (``root`` is
+    another process, which cannot reap here) zombies count as gone. True if none is left
+    after ``ROUNDS`` passes.
+    """
     for attempt in range(ROUNDS):
-        below = descendants(os.getpid())
+        below = descendants(root, living=reap is None)
         for pid in below:
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
-        _reap(ended)
+        if reap is not None:
+            reap()
         if not below:
             return True
         time.sleep(min(0.001 * attempt, 0.05))  # let the killed die and their orphans arrive
