@@ -50,8 +50,8 @@ import numpy as np
 
 from posenc import _files, _validate
 from posenc.families import FAMILIES, Family, family
-from posenc.rope import _PARAMETERS, SCHEMES, _length, inv_freq
-from posenc.temperature import Temperature, mscale
+from posenc.rope import _PARAMETERS, SCHEMES, _length, inv_freq, yarn_mscale
+from posenc.temperature import Temperature
 
 __all__ = [
     "CONFIG_LIMIT",
@@ -915,7 +915,7 @@ def _temperatures(part, fam: Family, rope, *, rotates: bool, params=None) -> tup
         all_dim = params.get("mscale_all_dim") or 0
         if all_dim:
             s = _validate.real("factor", params.get("factor"))
-            m = mscale(s, _validate.real("mscale_all_dim", all_dim))
+            m = yarn_mscale(s, _validate.real("mscale_all_dim", all_dim))
             temps.append(
                 Temperature(
                     "softmax",

@@ -16,8 +16,9 @@ at position 100,000 as at 1,000. Three rules are shipped, in three places:
   ``original_max_position_embeddings``.
 
 - **DeepSeek-V2 and the MLA families after it** multiply the softmax scale by
-  ``mscale(s, mscale_all_dim)**2``, ``mscale(s, m) = 0.1 m ln s + 1`` (:func:`mscale`),
-  when the rotary is scaled: the same factor on every logit, rotated part and content part.
+  ``mscale(s, mscale_all_dim)**2``, ``mscale(s, m) = 0.1 m ln s + 1``
+  (:func:`posenc.rope.yarn_mscale`), when the rotary is scaled: the same factor on every
+  logit, rotated part and content part.
 
 A factor on the queries multiplies each logit once; one on the cos and sin caches twice.
 
@@ -39,7 +40,7 @@ from numpy.typing import ArrayLike
 
 from posenc import _validate
 
-__all__ = ["Temperature", "llama4", "llama4_beta", "mscale"]
+__all__ = ["Temperature", "llama4", "llama4_beta"]
 
 
 def _positions(positions: ArrayLike) -> np.ndarray:
@@ -79,23 +80,6 @@ def llama4_beta(positions: ArrayLike, beta: float, length: int) -> np.ndarray:
     b = _validate.real("beta", beta)
     length = _validate.integer("length", length, minimum=1)
     return 1.0 + b * np.log1p(np.floor(p / length))
-
-
-def mscale(factor: float, m: float = 1.0) -> float:
-    """YaRN's ``0.1 m ln s + 1`` for a scale factor ``s`` above 1, else 1.
-
-    DeepSeek's attention multiplies its softmax scale by ``mscale(s, mscale_all_dim)**2``.
-
-    >>> round(mscale(40.0, 1.0) ** 2, 6)
-    1.873854
-    >>> mscale(1.0, 1.0)
-    1.0
-    """
-    s = _validate.real("factor", factor)
-    m = _validate.real("m", m)
-    if s <= 1:
-        return 1.0
-    return 0.1 * m * float(np.log(s)) + 1.0
 
 
 @dataclass(frozen=True)
