@@ -56,6 +56,7 @@ __all__ = [
     "dot_profile",
     "first_negative",
     "first_rise",
+    "grid_base",
     "lowest_dot",
     "smallest_grid_base",
 ]
@@ -554,6 +555,19 @@ def _screen(bases: np.ndarray, width: int) -> np.ndarray:
     where = values.argmin(axis=1)  # (n,)
     low = values[np.arange(bases.size), where]  # (n,)
     return np.where(low < -_SCREEN, where, -1)
+
+
+def grid_base(k: int, start: float = 2.0, ratio: float = 1.001) -> float:
+    """Base ``k`` of the grid ``start * ratio**k`` that :func:`smallest_grid_base` searches.
+
+    Exact from the decimal values of ``start`` and ``ratio`` as written (``1.001`` is
+    1001/1000), rounded once to float64: the same on every machine.
+
+    >>> grid_base(0), grid_base(1), grid_base(2)
+    (2.0, 2.002, 2.004002)
+    """
+    k = _validate.integer("k", k, minimum=0)
+    return float(_grid(start, ratio, k, 1)[0])
 
 
 def smallest_grid_base(

@@ -45,7 +45,6 @@ import sys
 import time
 from pathlib import Path
 
-import mpmath
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,13 +63,8 @@ CLEAR = 1e-6
 RECENT = 256
 
 
-@functools.cache
-def grid_base(k: int) -> float:
-    """The k-th base of the grid: 2 * (1001/1000)^k rounded to float64, from 50 digits
-    (the same on every machine, unlike C's pow; not 2.0 * 1.001**k, whose float ratio
-    drifts by about k * 1e-16)."""
-    with mpmath.workdps(50):
-        return float(2 * (mpmath.mpf(1001) / 1000) ** k)
+#: The k-th base of the grid, 2 * (1001/1000)^k rounded once to float64.
+grid_base = functools.cache(similarity.grid_base)
 
 
 def speeds(base: float) -> np.ndarray:
@@ -135,7 +129,7 @@ def compute(lengths, log) -> dict:
         del witnesses[index:]  # the answer itself has no witness
     return {
         "about": "Proposition 38: for head width 128 and each context L, the first base of "
-        "the grid b_k = 2 * (1001/1000)**k (rounded to float64 from 50 digits) with "
+        "the grid b_k = 2 * (1001/1000)**k (exact, rounded once to float64) with "
         "B(m) = sum_i cos(m b^(-2i/128)) >= 0 at "
         "every integer m = 0..L; witnesses[k] is an offset with B(m) < 0 at b_k, for every "
         "k below the last row's index. Written by tools/base_bound_table.py; checked, not "

@@ -17,7 +17,6 @@ Bounds Context Length", arXiv:2405.14591 (2024).
 from __future__ import annotations
 
 import json
-from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -70,13 +69,6 @@ def _grid_rows() -> list[tuple[int, int, float]]:
     """The certificate's rows: (L, k, b_k), b_k the smallest base of the grid
     ``start * ratio**k`` that meets the condition up to L (width 128)."""
     return [(int(r["length"]), int(r["index"]), float(r["base"])) for r in _certificate()["rows"]]
-
-
-def _grid_base(k: int) -> float:
-    """The k-th base of the certificate's grid, ``start * ratio**k`` (exact rationals,
-    ``ratio`` 1001/1000) rounded to float64."""
-    data = _certificate()
-    return float(Fraction(data["start"]) * Fraction(data["ratio"]) ** k)
 
 
 def fig_base_bound(width: int = 128) -> Figure:
@@ -145,7 +137,7 @@ def fig_base_bound(width: int = 128) -> Figure:
     offsets = np.arange(_FROM, length + 1)  # (n,)
     for value, colour, tag, label in (
         (base, _OKABE_ITO[2], "at", "smallest grid base"),
-        (_grid_base(k - 1), _OKABE_ITO[1], "below", "one grid step (0.1%) lower"),
+        (similarity.grid_base(k - 1), _OKABE_ITO[1], "below", "one grid step (0.1%) lower"),
     ):
         right.plot(
             offsets,
@@ -155,7 +147,7 @@ def fig_base_bound(width: int = 128) -> Figure:
             gid=f"sum-{tag}",
             label=label,
         )
-    sums = similarity.dot_profile(offsets, width, base=_grid_base(k - 1))  # (n,)
+    sums = similarity.dot_profile(offsets, width, base=similarity.grid_base(k - 1))  # (n,)
     lowest = int(np.argmin(sums))
     right.plot(
         [offsets[lowest]], [sums[lowest]], "o", ms=5, mfc="none", mec=_OKABE_ITO[1],
