@@ -21,6 +21,7 @@ Two checks, against the library's own code:
 from __future__ import annotations
 
 import copy
+import functools
 import importlib
 import inspect
 
@@ -56,6 +57,7 @@ VARIANTS = {
 }
 
 
+@functools.cache
 def _calling_types() -> list[str]:
     from transformers.models.auto.configuration_auto import CONFIG_MAPPING_NAMES
 
