@@ -27,6 +27,7 @@ import inspect
 
 import pytest
 import torch
+from _defaults import text_config
 from _zoo_enumerate import err, modeling_files, quiet, transformers
 
 from posenc.families import FAMILIES
@@ -103,13 +104,6 @@ def _posenc_factor(config) -> float:
     return factors.pop() if factors else 1.0
 
 
-def _text_config(model_type: str):
-    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
-
-    with quiet():
-        return CONFIG_MAPPING[model_type]().get_text_config()
-
-
 def _with_rope(config, params: dict):
     out = copy.deepcopy(config)
     out.rope_parameters = params
@@ -130,7 +124,7 @@ def test_the_families_posenc_marks_are_the_ones_whose_code_scales_the_softmax():
 def test_the_softmax_factor_is_the_attentions(model_type):
     try:
         cls = _attention(model_type)
-        text = _text_config(model_type)
+        text = text_config(model_type)
     except Exception as error:  # a family that cannot be built is a failure
         pytest.fail(f"{model_type}: {err(error)}")
     shipped = dict(text.rope_parameters or {})
