@@ -526,8 +526,7 @@ def checks(rec: Recorder) -> None:
     rec.exact("MLA configs read", len(done), len(found), scope="data/configs/*.json")
     indexed = {stem for stem in found if "index_head_dim" in raw_part(stem)}
     rec.exact(
-        "MLA configs with an indexer (index_head_dim) are DeepSeek-V3.2-Exp's alone "
-        "(differences)",
+        "MLA configs with an indexer (index_head_dim) are DeepSeek-V3.2-Exp's alone (differences)",
         len(indexed ^ {V32}),
         0,
         scope="data/configs/*.json with a kv_lora_rank, as plain JSON",
