@@ -13,7 +13,13 @@ pinned Transformers by ``tools/class_defaults.py``. Two checks:
   so the list cannot go stale;
 - for every zoo family whose default config holds ``layer_types``: without them, posenc
   reads every layer as Transformers builds it, or it gives the caution
-  ``layer_types_rule`` (and only then).
+  ``layer_types_rule`` (and only then);
+- for every zoo family whose default config holds ``rope_parameters``: without any
+  rotary key (``rope_parameters``, ``rope_scaling``, ``rope_theta``), and again with only
+  an odd ``rope_theta`` or ``partial_rotary_factor`` at the top, posenc reads every layer
+  as Transformers builds it (its scheme, base, width, pairing, window), or, for a class
+  that builds the block by a rule posenc does not mirror, it gives the caution
+  ``rope_parameters_rule`` (and for no other class).
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ import pytest
 from _defaults import holds, reading, rebuilt, text_config, without
 from _zoo_enumerate import err, zoo_families
 
+from posenc._class_defaults import ROPE_RULED
 from posenc.model_config import read_model
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -118,3 +125,32 @@ def test_without_layer_types_posenc_reads_the_class_rule_or_says_it_cannot(model
         assert not cautioned, "a caution where posenc reads every layer as Transformers builds it"
     else:
         assert cautioned, "posenc reads other layers than Transformers builds, and says nothing"
+
+
+#: What is left at the top of a config that sets no rotary block: nothing, or one odd value.
+_TOPS = dict(zip(("bare", "rope_theta", "partial"), _tool().TOPS, strict=True))
+
+
+@pytest.mark.parametrize("top", _TOPS)
+@pytest.mark.parametrize(
+    "model_type", [t for t, (_, saved) in _saved().items() if "rope_parameters" in saved]
+)
+def test_without_a_rotary_block_posenc_reads_the_class_block_or_says_it_cannot(model_type, top):
+    """Each layer read as Transformers builds it, or the caution rope_parameters_rule."""
+    cls, saved = _saved()[model_type]
+    stripped = {**_tool().without_rope(saved), **_TOPS[top]}
+    try:
+        filled = rebuilt(cls, stripped)
+    except Exception as error:  # the class needs them, or refuses the odd value
+        pytest.skip(f"Transformers: {err(error)}")
+    per_layer = _tool()._per_layer
+    try:
+        want = per_layer(filled)
+    except ValueError as error:
+        pytest.skip(f"posenc: {err(error)}")
+    cautioned = "rope_parameters_rule" in [c.code for c in read_model(stripped).cautions]
+    if model_type in ROPE_RULED:
+        assert cautioned, "a class rule posenc does not mirror, and no caution"
+    else:
+        assert per_layer(stripped) == want
+        assert not cautioned, "a caution where posenc mirrors the class"

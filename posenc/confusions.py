@@ -311,6 +311,24 @@ def _layer_types_rule(reading, part, fam):
     )
 
 
+def _rope_parameters_rule(reading, part, fam):
+    """No rotary block at all, in a family whose class builds one by a rule posenc lacks."""
+    if not fam.rope_ruled or part.get("rope_parameters") is not None or part.get("rope_scaling"):
+        return None
+    read = "; ".join(
+        f"{k.name}: {k.rope.scheme} rotary, base {k.rope.base:g}" for k in _rotating(reading)
+    )
+    return (
+        "rope_parameters_rule",
+        f"the config sets neither rope_parameters nor rope_scaling: Transformers builds the"
+        f" rotary parameters with the rule of {part.get('model_type')!r}'s config class,"
+        f" from other keys of the config, which posenc does not mirror, so the scheme may"
+        f" differ from what posenc read ({read or 'no rotating layer'}); a config saved by"
+        " Transformers 5.x carries rope_parameters and is read exactly",
+        (fam.source or _TRANSFORMERS,),
+    )
+
+
 def _mrope_sections(reading, part, fam):
     for k in _rotating(reading):
         for note in k.notes:
@@ -335,6 +353,7 @@ RULES = {
     "indexer_pairing_unknown": _indexer_pairing_unknown,
     "mrope_sections": _mrope_sections,
     "layer_types_rule": _layer_types_rule,
+    "rope_parameters_rule": _rope_parameters_rule,
 }
 
 

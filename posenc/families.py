@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from posenc._class_defaults import DEFAULTS, LAYER_TYPES_RULED
+from posenc._class_defaults import DEFAULTS, LAYER_TYPES_RULED, ROPE_DEFAULTS, ROPE_RULED
 
 __all__ = ["FAMILIES", "Family", "family"]
 
@@ -79,6 +79,14 @@ class Family:
     layer_types_ruled : bool
         The config class builds ``layer_types`` by a rule of its own when the config sets
         none, and posenc does not mirror it (generated, as ``defaults``).
+    default_rope : dict or None
+        The rotary parameters the config class builds when the config sets neither
+        ``rope_parameters`` nor ``rope_scaling`` (Apertus's llama3 block, Gemma 4's
+        proportional global layers), where they are constant (generated, as
+        ``defaults``). None: default rotary.
+    rope_ruled : bool
+        The config class builds those parameters from other keys of the config, and
+        posenc does not mirror it (generated, as ``defaults``).
     default_theta : float, dict or None
         The base the config class falls back to when the config holds none; a dict maps
         layer types to bases ("sliding_attention" and "full_attention", whose base every
@@ -89,7 +97,9 @@ class Family:
     legacy : str or None
         The family's own reading of the 4.x form: "gemma3" (``rope_scaling`` updates the
         global layers' parameters only; ``rope_local_base_freq`` is the sliding layers'
-        base).
+        base); "gpt_neox" (the base and the rotated share come from ``rotary_emb_base``
+        and ``rotary_pct``; a top-level ``rope_theta`` or ``partial_rotary_factor`` is not
+        read).
     scheme_aliases : dict
         Scheme names the family's config class renames (Phi-3: "yarn" and "su" are
         "longrope").
@@ -122,6 +132,8 @@ class Family:
     default_theta: float | dict[str, float] | None = None
     defaults: dict[str, Any] = field(default_factory=dict)
     layer_types_ruled: bool = False
+    default_rope: dict[str, Any] | None = None
+    rope_ruled: bool = False
     window_pattern: int | None = None
     legacy: str | None = None
     scheme_aliases: dict[str, str] = field(default_factory=dict)
@@ -299,6 +311,11 @@ for _module, _names in (
 
 # Families whose config class reads the 4.x form its own way.
 _put("gemma3 gemma3_text", "gemma3", legacy="gemma3", window_pattern=6)
+# GPTNeoXConfig (and the Japanese one) fill the base and the rotated share from
+# rotary_emb_base and rotary_pct (convert_rope_params_to_dict), never from a top-level
+# rope_theta or partial_rotary_factor.
+_put("gpt_neox", "gpt_neox", legacy="gpt_neox")
+_put("gpt_neox_japanese", "gpt_neox_japanese", legacy="gpt_neox")
 _put("phi3", "phi3", scheme_aliases={"yarn": "longrope", "su": "longrope"})
 
 # Kimi K2 and K2.5: DeepSeek-V3's architecture (Transformers reads kimi_k2 as deepseek_v3).
@@ -517,6 +534,9 @@ for _theta, _names in (
 for _name, _values in DEFAULTS.items():
     _amend(_name, defaults=dict(_values))
 _amend(" ".join(LAYER_TYPES_RULED), layer_types_ruled=True)
+for _name, _params in ROPE_DEFAULTS.items():
+    _amend(_name, default_rope=_params)
+_amend(" ".join(ROPE_RULED), rope_ruled=True)
 
 
 def family(model_type: str | None) -> Family:

@@ -19,6 +19,12 @@ How a config is read, as Transformers 5.x reads it:
   ``self.rope_parameters = rope_scaling or self.rope_parameters``), and ``rope_theta``
   then comes from the top-level key or the class default: a base that only
   ``rope_parameters`` held is dropped, and the reading says so.
+- **Class defaults.** Where a config leaves a key out, the config class's constant
+  (``posenc/_class_defaults.py``, generated from the pinned Transformers): the base,
+  ``head_dim``, ``sliding_window``, ``partial_rotary_factor``, ``rotary_dim``, and the
+  whole rotary block when the config has neither form (Apertus builds llama3 scaling,
+  gpt-oss YaRN, Gemma 4 proportional rotary on its global layers). Where a class builds
+  these from other keys by a rule posenc does not mirror, the reading cautions.
 - **Layers.** ``layer_types`` names each layer's type; ``rope_parameters`` may be nested by
   layer type (Gemma 3: ``full_attention``, ``sliding_attention``) or by block (DeepSeek-V4:
   ``main``, ``compress``). Which layers rotate at all is the family's rule
@@ -39,6 +45,7 @@ gave; a maintainer named pull request #40320 as the fix. posenc reads ``factor``
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 from collections.abc import Mapping
@@ -322,7 +329,12 @@ def _read_kind(
     "dynamic" stretches from ``max_position_embeddings``.
     """
     name = _scheme_name(form, scaling, fam, notes)
-    partial = scaling.get("partial_rotary_factor", config.get("partial_rotary_factor"))
+    partial = scaling.get("partial_rotary_factor")
+    if partial is None and config.get("partial_rotary_factor") is not None:
+        if fam.legacy == "gpt_neox":
+            notes.append("partial_rotary_factor at the top is not read by this family")
+        else:
+            partial = config["partial_rotary_factor"]
     if partial is None and "rotary_pct" in config:  # GPT-NeoX
         partial = _validate.real("rotary_pct", config["rotary_pct"])
         notes.append("partial_rotary_factor from rotary_pct")
@@ -595,12 +607,20 @@ def _parameters(part: Mapping[str, Any], fam: Family, notes: list[str]):
         form, params = "rope_parameters", dict(given["rope_parameters"])
     else:
         form, params = "none", {}
+        if given["rope_parameters"] is None and fam.default_rope is not None:
+            # Transformers: the class builds its own block when the config has none.
+            params = copy.deepcopy(fam.default_rope)
+            notes.append(
+                f"rope_parameters not set: {json.dumps(params)} (the config class's default)"
+            )
 
     def base_of(kind: Mapping[str, Any], group: str = "all") -> float:
         if kind.get("rope_theta") is not None:
             return _config_base("rope_theta", kind["rope_theta"])
-        if top_theta is not None:
+        if top_theta is not None and fam.legacy != "gpt_neox":
             return _config_base("rope_theta", top_theta)
+        if top_theta is not None:
+            notes.append("rope_theta at the top is not read by this family")
         if part.get("rotary_emb_base") is not None:  # GPT-NeoX
             notes.append("rope_theta from rotary_emb_base")
             return _config_base("rotary_emb_base", part["rotary_emb_base"])

@@ -448,6 +448,48 @@ def test_a_part_without_rotary_settings_takes_the_models_family():
     assert rotating(read_model(ocr)) == []
 
 
+def test_a_config_without_a_rotary_block_gets_its_class_block():
+    # ApertusConfig.__post_init__ (Transformers 5.24): with no rope_parameters it builds
+    # llama3 scaling, factor 8 over 8192 positions, low and high frequency factors 1 and 4,
+    # base 1.2e7, and keeps that base even when the config has a rope_theta at the top.
+    bare = {"model_type": "apertus", "hidden_size": 4096, "num_attention_heads": 32,
+            "num_hidden_layers": 2, "rope_theta": 5e5}  # fmt: skip
+    rope = read_model(bare).kind().rope
+    assert (rope.scheme, rope.base) == ("llama3", 12_000_000.0)
+    assert rope.params == {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                           "original_max_position_embeddings": 8192}  # fmt: skip
+    assert any("rope_parameters not set" in n for n in read_model(bare).notes)
+    # A block the config states, even an unscaled one, is read as stated.
+    stated = {**bare, "rope_parameters": {"rope_type": "default", "rope_theta": 5e5}}
+    assert read_model(stated).kind().rope.scheme == "default"
+    # GptOssConfig's YaRN block takes the base from the top of the config when it is there.
+    oss = {"model_type": "gpt_oss", "hidden_size": 2880, "num_attention_heads": 64,
+           "head_dim": 64, "num_hidden_layers": 2, "rope_theta": 5e5}  # fmt: skip
+    rope = read_model(oss).kinds[0].rope
+    assert (rope.scheme, rope.base, rope.params["factor"]) == ("yarn", 5e5, 32.0)
+    # Gemma4TextConfig: proportional rotary over a quarter of the pairs on the global layers.
+    gemma = {"model_type": "gemma4_text", "hidden_size": 2560, "num_attention_heads": 8,
+             "head_dim": 256, "num_hidden_layers": 2,
+             "layer_types": ["sliding_attention", "full_attention"]}  # fmt: skip
+    glob = read_model(gemma).kind("full_attention").rope
+    assert (glob.scheme, glob.base) == ("proportional", 1e6)
+
+
+def test_gpt_neox_reads_rotary_emb_base_and_rotary_pct_only():
+    # GPTNeoXConfig.convert_rope_params_to_dict (Transformers 5.24) fills the base from
+    # rotary_emb_base (else 10,000) and the share from rotary_pct (else 0.25); a top-level
+    # rope_theta or partial_rotary_factor never reaches the model.
+    neox = {"model_type": "gpt_neox", "hidden_size": 1024, "num_attention_heads": 8,
+            "num_hidden_layers": 2, "rope_theta": 5e5, "partial_rotary_factor": 0.5}  # fmt: skip
+    kind = read_model(neox).kind()
+    assert (kind.rope.base, kind.rotary_dim) == (10_000.0, 32)
+    kind = read_model({**neox, "rotary_emb_base": 777.0, "rotary_pct": 0.75}).kind()
+    assert (kind.rope.base, kind.rotary_dim) == (777.0, 96)
+    # Another family reads both at the top.
+    kind = read_model({**neox, "model_type": "llama"}).kind()
+    assert (kind.rope.base, kind.rotary_dim) == (5e5, 64)
+
+
 def test_a_family_posenc_does_not_model_is_refused_with_why():
     with pytest.raises(
         ValueError, match="posenc does not read dinov3_vit's position scheme: a vision"
@@ -507,6 +549,12 @@ CAUTIONS = {
     "layer_types_rule": (
         {**BASE, "model_type": "gemma2", "num_hidden_layers": 4},
         {**BASE, "model_type": "gemma2", "num_hidden_layers": 4, "layer_types": ["sliding_attention", "full_attention"] * 2},  # noqa: E501
+    ),
+    # Ministral3Config builds its YaRN block from max_position_embeddings when the config
+    # has none; a config that states one is read as stated.
+    "rope_parameters_rule": (
+        {**BASE, "model_type": "ministral3", "num_hidden_layers": 4},
+        {**BASE, "model_type": "ministral3", "num_hidden_layers": 4, "rope_parameters": {"rope_type": "default", "rope_theta": 1e6}},  # noqa: E501
     ),
 }  # fmt: skip
 
