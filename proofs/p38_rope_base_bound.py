@@ -491,10 +491,11 @@ def checks(rec: Recorder) -> None:
         )
         missed = exact_sum(witness, below)
         rec.band(
-            f"{label}: at the base just below, B(m) < 0 at m = {witness} (50 digits)",
-            float(missed),
-            low=-WIDTH // 2,
-            high=-INPUTS["witness_margin"],
+            f"{label}: at the base just below, B(m) < 0 at m = {witness} (50 digits): -B(m) "
+            "is at least the margin",
+            float(-missed),
+            low=INPUTS["witness_margin"],
+            high=WIDTH // 2,
             samples=1,
             scope=f"base {below!r}, mpmath at 50 digits; margin 10^-5 against float64 error",
         )
@@ -522,11 +523,12 @@ def checks(rec: Recorder) -> None:
             show=Show(sig=3),
         )
         # Not monotone: the grid answer passes, and b*'s lower end, above it, fails.
-        gaps.append(Fraction(below) / Fraction(answers[length]))
+        gap = Fraction(below) / Fraction(answers[length])
+        gaps.append(gap)
         rec.band(
             f"L = {length}: the failing base just below b* over the smallest grid base, "
             "which passes (above 1: the passing set has a gap)",
-            Fraction(below) / Fraction(answers[length]),
+            gap,
             low=1,
             high=100,
             scope="two bases both checked above at every offset or at a witness",
@@ -625,10 +627,11 @@ def checks(rec: Recorder) -> None:
     length, base = figure.BOUNDS[0][:2]
     real = INPUTS["real_offset"]
     rec.band(
-        f"L = {length}: at b*, B(m) < 0 at the real offset m = {float(real)} (50 digits)",
-        float(exact_sum(real, base)),
-        low=-1,
-        high=-Fraction(1, 10**3),
+        f"L = {length}: at b*, B(m) < 0 at the real offset m = {float(real)} (50 digits): "
+        "-B(m) in [10^-3, 1]",
+        float(-exact_sum(real, base)),
+        low=Fraction(1, 10**3),
+        high=1,
         samples=1,
         scope=f"base {base!r}, mpmath at 50 digits; the integers around it pass (step 4)",
     )
@@ -642,10 +645,11 @@ def checks(rec: Recorder) -> None:
     )
     miss = similarity.first_negative(length, WIDTH, base=above)
     rec.band(
-        f"L = {length}: at b* times 3/2, above the bound, B(m) < 0 at some m <= L (50 digits)",
-        float(exact_sum(miss, above)),
-        low=-WIDTH // 2,
-        high=-Fraction(1, 100),
+        f"L = {length}: at b* times 3/2, above the bound, B(m) < 0 at some m <= L (50 digits): "
+        "-B(m) at least 1/100",
+        float(-exact_sum(miss, above)),
+        low=Fraction(1, 100),
+        high=WIDTH // 2,
         samples=1,
         scope=f"m = {miss} found by posenc.similarity.first_negative, base {above!r}",
     )
@@ -740,12 +744,11 @@ def checks(rec: Recorder) -> None:
         miss = similarity.first_negative(length, WIDTH, base=base)
         if miss is None:
             lowest, _ = meets(rec, base, length, name)
-            verdicts[name] = lowest >= 0
         else:
-            value = exact_sum(miss, base)
+            lowest = exact_sum(miss, base)
             rec.band(
                 f"{name}: B(m) < 0 at m = {miss} <= {length}, base {base:g} (50 digits)",
-                float(value),
+                float(lowest),
                 low=-WIDTH // 2,
                 high=-Fraction(1, 10),
                 samples=1,
@@ -753,7 +756,9 @@ def checks(rec: Recorder) -> None:
                 quantity=f"dip_{KEYS[name]}",
                 show=Show(sig=2),
             )
-            verdicts[name] = False
+        # The verdict is the sign at 50 digits (the smallest value, or the sum at the
+        # offset first_negative gives), not the library's word.
+        verdicts[name] = lowest >= 0
     rec.exact(
         "each model's base and length: posenc's reading, the raw JSON and the figure agree "
         "(mismatches)",
@@ -776,10 +781,11 @@ def checks(rec: Recorder) -> None:
     # koboldcpp PR #910's other row at 8192 (the old base 32768) fails as well.
     miss = similarity.first_negative(INPUTS["len_8192"], WIDTH, base=INPUTS["kobold_other"])
     rec.band(
-        "koboldcpp's other base at 8192, 32768: B(m) < 0 at some m <= 8192 (50 digits)",
-        float(exact_sum(miss, INPUTS["kobold_other"])),
-        low=-WIDTH // 2,
-        high=-Fraction(1, 10),
+        "koboldcpp's other base at 8192, 32768: B(m) < 0 at some m <= 8192 (50 digits): "
+        "-B(m) at least 1/10",
+        float(-exact_sum(miss, INPUTS["kobold_other"])),
+        low=Fraction(1, 10),
+        high=WIDTH // 2,
         samples=1,
         scope=f"m = {miss} found by posenc.similarity.first_negative; mpmath at 50 digits",
     )
