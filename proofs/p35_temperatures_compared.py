@@ -243,6 +243,29 @@ def partial_logits(head: int, turned: int, seed: int = 35) -> tuple:
     return out[0], out[1], rest
 
 
+def partial_ratio_reference(head: int, turned: int, seed: int = 35) -> np.ndarray:
+    """The ratio of whole logits of partial_logits' head, without the caches.
+
+    The same random q, k and positions; the rotated part at a = 1 is <q, R_{n-m} k>
+    (Proposition 12), pair by pair, with rotate_half's pairs (i, i + turned/2) and
+    angle (n - m) b^(-2i/turned), b = 10^4; at LongRoPE's s = 32, L0 = 4096 the factor
+    on it is a^2 = 1 + ln 32 / ln 4096 = 17/12, exactly.
+    """
+    rng = np.random.default_rng(seed)
+    queries, keys = rng.normal(size=(2, 16, head))  # (L, head) each
+    where_q, where_k = rng.integers(0, 131072, (2, 16))  # (L,) each
+    half = turned // 2
+    speeds = 10000.0 ** (-np.arange(half) * 2 / turned)  # (half,)
+    angle = (where_k[None, :] - where_q[:, None])[..., None] * speeds  # (L, L, half)
+    qi, qj = queries[:, None, :half], queries[:, None, half:turned]  # (L, 1, half) each
+    ki, kj = keys[None, :, :half], keys[None, :, half:turned]  # (1, L, half) each
+    turned_part = ((qi * ki + qj * kj) * np.cos(angle) + (qj * ki - qi * kj) * np.sin(angle)).sum(
+        axis=-1
+    )  # (L, L)
+    rest = queries[:, turned:] @ keys[:, turned:].T  # (L, L)
+    return (17 / 12 * turned_part + rest) / (turned_part + rest)
+
+
 def checks(rec: Recorder) -> None:
     stretches = (INPUTS["s_small"], INPUTS["s_mid"], INPUTS["s_large"])
     done = []  # (rule, s) pairs whose factor was compared with a reference
@@ -317,14 +340,26 @@ def checks(rec: Recorder) -> None:
         "16 x 16 logits, normal q, k (seed 35); error relative to the largest logit",
     )
     ratio = whole_scaled / whole_plain
+    spread = float(ratio.max() - ratio.min())
     rec.band(
         "partial rotary: the whole logit is not a^2 times the unscaled one "
         "(spread of the ratio over 16 x 16 logits)",
-        float(ratio.max() - ratio.min()),
+        spread,
         low=1,
         high=10**6,
         samples=int(ratio.size),
         scope="same logits; a^2 = 17/12 on the whole logit would give a spread of 0",
+    )
+    reference = partial_ratio_reference(phi4.head_dim, turned_dim)
+    rec.close(
+        "the ratio's spread, against the same logits without the caches: "
+        "(17/12 <q, R_(n-m) k> + rest) / (<q, R_(n-m) k> + rest)",
+        spread,
+        float(reference.max() - reference.min()),
+        tol=1e-8,
+        scope="same q, k and positions (seed 35); rotated part pair by pair by "
+        "Proposition 12, a^2 = 1 + ln 32 / ln 4096 = 17/12 exactly; float64 angles "
+        "up to 1.3e5 rad, so agreement to about 1e-10",
     )
 
     # Step 2. YaRN: a = 1 + 0.1 ln s, a^2 = 1 + 0.2 ln s + 0.01 ln^2 s (expanded exactly).
@@ -568,20 +603,27 @@ def checks(rec: Recorder) -> None:
         sp.diff(f, s) * 10 * s * (s + 1) * lnL - (10 * (s + 1) - s * lnL),
         scope=f"every s > 0, L0 = {length}",
     )
+    two7, two14 = 2**7, 2**14
     rec.exact(
         "ln L0 < 10, first link: L0 < 2^14",
         length,
-        2**14,
+        two14,
         scope=f"L0 = {length}, integer arithmetic",
         relation="<",
     )
     rec.exact(
         "ln L0 < 10, second link: 2^14 < e^10, because 2^7 < (27/10)^5 < e^5",
         Fraction(27, 10) ** 5,
-        2**7,
+        two7,
         scope="(27/10)^5 = 143.49 > 128 exactly; e > 27/10, so e^10 > (27/10)^10 > 2^14; "
         "so f' > 0 and f increases",
         relation=">",
+    )
+    rec.exact(
+        "the square of that link: (2^7)^2 = 2^14, so (27/10)^10 > 2^14",
+        two7**2,
+        two14,
+        scope="integer arithmetic: the bound 2^7 squared is the bound on L0 of the first link",
     )
     with mpmath.workdps(50):
         e_tenth = mpmath.e**10
@@ -596,7 +638,7 @@ def checks(rec: Recorder) -> None:
     rec.band(
         "e^10, the bound used: above 2^14 and below 2^15",
         float(e_tenth),
-        low=2**14,
+        low=two14,
         high=2**15,
         samples=1,
         scope="mpmath at 50 digits; e^10 = 22026.5, so L0 < 2^15 < e^10 would be false",
@@ -610,6 +652,13 @@ def checks(rec: Recorder) -> None:
         -9,
         scope="mpmath at 50 digits: sign(f(3)) * 10 + sign(f(4)); f(3) = "
         f"{float(f3):.4g}, f(4) = {float(f4):.4g}",
+    )
+    rec.close(
+        "f(3) and f(4) read at 50 digits are the f above, at s = 3 and 4",
+        [f3, f4],
+        [sp.N(f.subs(s, 3), 50), sp.N(f.subs(s, 4), 50)],
+        tol=1e-40,
+        scope=f"mpmath against SymPy's f = ln s / ln L0 - ln(s + 1) / 10, L0 = {length}",
     )
     limit = INPUTS["spot_limit"]
     order = [
