@@ -38,12 +38,13 @@ CSS = 40 * KB
 JS = 64 * KB
 
 BUDGETS = {
-    # 40 to 55 kB today, mostly KaTeX's HTML for up to 210 formulas; 64 kB is under half a
-    # second on Lighthouse's slow 4G (1.6 Mbit/s), with room for a page one third longer.
-    # Up to 14 000 elements, two thirds of them the proof script's highlighting in a
-    # closed block; its few code blocks are the script, the exports and an example.
+    # 40 to 65 kB today (gzipped), mostly KaTeX's HTML for up to 210 formulas and the proof
+    # script's highlighting in a closed block: Proposition 37's script, the longest after
+    # its mutation fixes, makes the 65. 72 kB is under half a second on Lighthouse's slow
+    # 4G (1.6 Mbit/s). Up to 14 000 elements, two thirds of them that highlighting; its few
+    # code blocks are the script, the exports and an example.
     "proposition": Budget(
-        html=64 * KB, css=CSS, js=JS, formulas=260, svg_nodes=120, elements=16000, code_blocks=10
+        html=72 * KB, css=CSS, js=JS, formulas=260, svg_nodes=120, elements=16000, code_blocks=10
     ),
     # Under 22 kB today: an exercise is a short statement, its template and a check.
     "exercise": Budget(
