@@ -53,7 +53,7 @@ base-bound: install
 
 # Mutation testing of the proofs (on demand, not part of make test): Cosmic Ray mutates
 # one proof at a time and runs python -m proofs N; every survivor must be listed with a
-# reason in proofs/mutants-survivors.toml. Hours for all 30 proofs on 2 cores; an
+# reason in proofs/mutants-survivors.toml. Many hours for all 38 proofs on 2 cores; an
 # unchanged proof's session (build/mutants/) is reused. Some proofs: make mutants N="15 19".
 $(BIN)/.mutants-installed: requirements-mutants.lock $(BIN)/.installed
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-mutants.lock
