@@ -104,6 +104,20 @@ def test_a_left_out_key_reads_as_transformers_fills_it(model_type, key):
         assert same
 
 
+def _as_built(cls, stripped: dict) -> dict:
+    """posenc's per-layer reading of the config that ``cls`` rebuilds from ``stripped``;
+    the test is skipped where the class cannot build it (it needs the keys, or refuses an
+    odd value) or posenc refuses what it builds."""
+    try:
+        filled = rebuilt(cls, stripped)
+    except Exception as error:
+        pytest.skip(f"Transformers: {err(error)}")
+    try:
+        return _tool()._per_layer(filled)
+    except ValueError as error:
+        pytest.skip(f"posenc: {err(error)}")
+
+
 @pytest.mark.parametrize(
     "model_type", [t for t, (_, saved) in _saved().items() if "layer_types" in saved]
 )
@@ -111,15 +125,8 @@ def test_without_layer_types_posenc_reads_the_class_rule_or_says_it_cannot(model
     """Each layer read as Transformers builds it, or the caution layer_types_rule."""
     cls, saved = _saved()[model_type]
     stripped = {k: v for k, v in saved.items() if k != "layer_types"}
-    try:
-        filled = rebuilt(cls, stripped)
-    except Exception as error:  # the class needs them: nothing to compare
-        pytest.skip(f"Transformers: {err(error)}")
+    want = _as_built(cls, stripped)
     per_layer = _tool()._per_layer
-    try:
-        want = per_layer(filled)
-    except ValueError as error:
-        pytest.skip(f"posenc: {err(error)}")
     cautioned = "layer_types_rule" in [c.code for c in read_model(stripped).cautions]
     if per_layer(stripped) == want:
         assert not cautioned, "a caution where posenc reads every layer as Transformers builds it"
@@ -139,15 +146,8 @@ def test_without_a_rotary_block_posenc_reads_the_class_block_or_says_it_cannot(m
     """Each layer read as Transformers builds it, or the caution rope_parameters_rule."""
     cls, saved = _saved()[model_type]
     stripped = {**_tool().without_rope(saved), **_TOPS[top]}
-    try:
-        filled = rebuilt(cls, stripped)
-    except Exception as error:  # the class needs them, or refuses the odd value
-        pytest.skip(f"Transformers: {err(error)}")
+    want = _as_built(cls, stripped)
     per_layer = _tool()._per_layer
-    try:
-        want = per_layer(filled)
-    except ValueError as error:
-        pytest.skip(f"posenc: {err(error)}")
     cautioned = "rope_parameters_rule" in [c.code for c in read_model(stripped).cautions]
     if model_type in ROPE_RULED:
         assert cautioned, "a class rule posenc does not mirror, and no caution"

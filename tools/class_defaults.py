@@ -118,12 +118,12 @@ def _found(saved: dict, key: str):
     return None
 
 
-def _constant(cls, stripped: dict, key: str, value) -> bool:
-    """Whether the class fills the same value with each of ``SIZES`` doubled in turn.
+def _constant(cls, stripped: dict, key: str, value, sizes: tuple[str, ...] = SIZES) -> bool:
+    """Whether the class fills the same value with each of ``sizes`` doubled in turn.
 
     A width the class refuses to double (its own checks) is passed over.
     """
-    for size in SIZES:
+    for size in sizes:
         if not isinstance(stripped.get(size), int):
             continue
         wider = copy.deepcopy(stripped)
@@ -170,9 +170,10 @@ def without_rope(saved: dict) -> dict:
 
 def _blocks(params: dict) -> dict[str, dict]:
     """The blocks of rotary parameters: one per layer type or block, or one ("") if flat."""
-    if any(k in params for k in ("rope_type", "type", "rope_theta")):
+    nested = model_config._nested(params)
+    if not nested:
         return {"": params}
-    return {k: v for k, v in params.items() if isinstance(v, dict)}
+    return {k: params[k] for k in nested if isinstance(params[k], dict)}
 
 
 @contextlib.contextmanager
@@ -210,17 +211,9 @@ def _rope_default(cls, saved: dict) -> tuple[str, dict | None]:
         return "", None
     if not params or not any(_differs(cls, {**stripped, **top}) for top in TOPS):
         return "", None
-    for size in (*SIZES, "max_position_embeddings"):
-        if not isinstance(stripped.get(size), int):
-            continue
-        wider = copy.deepcopy(stripped)
-        wider[size] *= 2
-        try:
-            other = rebuilt(cls, wider).get("rope_parameters")
-        except Exception:
-            continue
-        if other != params:
-            return "ruled", None
+    sizes = (*SIZES, "max_position_embeddings")
+    if not _constant(cls, stripped, "rope_parameters", params, sizes):
+        return "ruled", None
     kept = copy.deepcopy(params)
     for key, odd in PROBES.items():
         try:
