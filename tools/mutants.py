@@ -30,10 +30,12 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import contextlib
 import hashlib
 import json
 import os
 import shutil
+import socket as _socket
 import subprocess
 import sys
 import tempfile
@@ -45,6 +47,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SURVIVORS = ROOT / "proofs" / "mutants-survivors.toml"
+WORKER = Path("tools") / "mutant_worker.py"  # run from the scratch copy
 STATE = ROOT / "build" / "mutants"
 
 # The operators used (Cosmic Ray's names without "core/"). Cosmic Ray's full set
@@ -92,6 +95,8 @@ NUMBERS = "NumberReplacer"
 #: A mutant may take this many times the unmutated proof's time (at least MIN_TIMEOUT s).
 TIMEOUT_FACTOR = 10
 MIN_TIMEOUT = 60.0
+#: Seconds between two lines of progress while a proof's mutants run.
+PROGRESS_EVERY = 60.0
 
 
 @dataclass(frozen=True, order=True)
@@ -160,6 +165,84 @@ def cosmic_ray(*args: str, cwd: Path, env: dict[str, str] | None = None) -> str:
     if done.returncode != 0:
         raise RuntimeError(f"cosmic-ray {args[0]} failed:\n{done.stdout}{done.stderr}")
     return done.stdout
+
+
+def tally(session: Path) -> tuple[int, int, int]:
+    """(mutants run, mutants in all, survivors so far) of a session, skipped ones left out."""
+    from cosmic_ray.work_db import WorkDB, use_db
+    from cosmic_ray.work_item import TestOutcome, WorkerOutcome
+
+    with use_db(str(session), WorkDB.Mode.open) as db:
+        results = [result for _, result in db.results]
+        items = db.num_work_items
+    skipped = sum(r.worker_outcome == WorkerOutcome.SKIPPED for r in results)
+    survived = sum(r.test_outcome == TestOutcome.SURVIVED for r in results)
+    return len(results) - skipped, items - skipped, survived
+
+
+def execute(config: Path, session: Path, tree: Path, env: dict[str, str], log) -> None:
+    """``cosmic-ray exec`` (the pending mutants only), with a line of progress every minute."""
+    from sqlalchemy.exc import OperationalError
+
+    started, (before, _, _) = time.monotonic(), tally(session)
+    with tempfile.TemporaryFile("w+") as output:
+        child = subprocess.Popen(
+            [sys.executable, "-m", "cosmic_ray.cli", "exec", str(config), str(session)],
+            cwd=tree,
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        while True:
+            try:
+                child.wait(timeout=PROGRESS_EVERY)
+                break
+            except subprocess.TimeoutExpired:
+                try:
+                    run, total, survived = tally(session)
+                except OperationalError:  # the database is busy: say it next time
+                    continue
+                rate = (run - before) / (time.monotonic() - started)
+                left = f", about {(total - run) / rate / 60:.0f} min left" if rate else ""
+                log(f"{run} of {total} mutants run, {survived} survived so far{left}")
+        if child.returncode != 0:
+            output.seek(0)
+            raise RuntimeError(f"cosmic-ray exec failed:\n{output.read()}")
+
+
+@contextlib.contextmanager
+def worker(socket: Path, proof: Path, limit: float, tree: Path, env: dict[str, str]):
+    """tools/mutant_worker.py serving ``proof`` on ``socket``, checked on the unmutated proof.
+
+    Yields a one-item list that holds, once the block ends, how many requests it answered.
+    """
+    socket.unlink(missing_ok=True)
+    command = [sys.executable, str(tree / WORKER), "serve", str(socket), str(proof), f"{limit:g}"]
+    server = subprocess.Popen(command, cwd=tree, env=env, stdout=subprocess.PIPE, text=True)
+    served = [0]
+    try:
+        deadline = time.monotonic() + 300
+        while not socket.exists():
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the warm worker did not start: {' '.join(command)}")
+            time.sleep(0.1)
+        # The unmutated proof, answered warm, must verify as it did cold.
+        asked = [sys.executable, str(tree / WORKER), "ask", str(socket), "--", "/bin/false"]
+        if subprocess.run(asked, cwd=tree, env=env, capture_output=True).returncode != 0:
+            raise RuntimeError(f"the warm worker fails the unmutated proof {proof.name}")
+        yield served
+    finally:
+        if server.poll() is None:
+            with contextlib.suppress(OSError), _socket.socket(_socket.AF_UNIX) as conn:
+                conn.connect(str(socket))
+                conn.sendall(b"end\n")
+        try:
+            out, _ = server.communicate(timeout=30)
+            served[0] = int(out.split()[-1]) - 1  # less the unmutated proof's request
+        except (subprocess.TimeoutExpired, ValueError, IndexError):
+            server.kill()
+            server.communicate()
 
 
 def without_comment(line: str) -> str:
@@ -250,7 +333,9 @@ def skip_spans(session: Path, path: Path) -> int:
     return skipped
 
 
-def run_proof(path: Path, tree: Path, operators: tuple[str, ...], log) -> Outcome:
+def run_proof(
+    path: Path, tree: Path, operators: tuple[str, ...], log, warm: bool = True
+) -> Outcome:
     number = int(path.name[1:3])
     outcome = Outcome(number, path.stem)
     started = time.perf_counter()
@@ -290,6 +375,9 @@ def run_proof(path: Path, tree: Path, operators: tuple[str, ...], log) -> Outcom
         f"{python} -m proofs {number} --no-cache -q --first-failure "
         f"--timeout {limit:g} --report {report}"
     )
+    socket = tree / "worker.sock"
+    if warm:  # the worker answers; the cold command is its fallback
+        command = f"{python} {tree / WORKER} ask {socket} -- {command}"
     config.write_text(
         "[cosmic-ray]\n"
         f"module-path = {json.dumps(module)}\n"
@@ -320,7 +408,13 @@ def run_proof(path: Path, tree: Path, operators: tuple[str, ...], log) -> Outcom
         skip_spans(session, tree / module)
         keyfile.write_text(key)
     log(f"p{number:02d}: baseline {baseline:.1f} s, mutant time limit {limit:g} s")
-    cosmic_ray("exec", str(config), str(session), cwd=tree, env=env)  # only pending work
+    say = lambda text: log(f"p{number:02d}: {text}")  # noqa: E731
+    if warm:
+        with worker(socket, tree / module, limit, tree, env) as served:
+            execute(config, session, tree, env, say)
+        say(f"{served[0]} mutants answered by the warm worker")
+    else:
+        execute(config, session, tree, env, say)
 
     for line in cosmic_ray("dump", str(session), cwd=tree, env=env).splitlines():
         item, result = json.loads(line)
@@ -377,6 +471,12 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also mutate numeric literals (about 3x the mutants)",
     )
+    parser.add_argument(
+        "--cold",
+        action="store_true",
+        help="run each mutant as python -m proofs N (two fresh processes) instead of "
+        "forking it from a warm worker (tools/mutant_worker.py): slower, for comparison",
+    )
     parser.add_argument("--survivors", type=Path, default=SURVIVORS)
     parser.add_argument(
         "--write-new",
@@ -418,7 +518,9 @@ def main(argv: list[str] | None = None) -> int:
             while queue or pending:
                 while queue and free:
                     path, tree = queue.pop(0), free.pop()
-                    pending[pool.submit(run_proof, path, tree, operators, log)] = tree
+                    pending[pool.submit(run_proof, path, tree, operators, log, not args.cold)] = (
+                        tree
+                    )
                 done, _ = concurrent.futures.wait(pending, return_when="FIRST_COMPLETED")
                 for future in done:
                     free.append(pending.pop(future))
