@@ -480,21 +480,35 @@ def checks(rec: Recorder) -> None:
     # The same for other F: every F = 1 .. 64, every p < 6F, against the blocks laid end to
     # end, and the index changes exactly at p = kF - 1 (k >= 1; at F = 1 the first is p = 0,
     # with no position before it to differ from).
-    wrong = 0
+    off_blocks = off_rises = compared = 0
     for f in range(1, 65):
         q = np.arange(6 * f, dtype=np.int64)  # (6F,)
         ks = (q + 1) // f  # (6F,)
         laid = np.concatenate([np.zeros(f - 1, dtype=np.int64), np.repeat(np.arange(1, 7), f)])
         rises = np.flatnonzero(np.diff(ks) != 0) + 1  # (steps,)
-        wrong += int(np.sum(ks != laid[: 6 * f])) + len(
-            set(rises.tolist()) ^ {j * f - 1 for j in range(1, 7) if j * f - 1 > 0}
-        )
+        off_blocks += int(np.sum(ks != laid[: 6 * f]))
+        off_rises += len(set(rises.tolist()) ^ {j * f - 1 for j in range(1, 7) if j * f - 1 > 0})
+        compared += len(q)
     rec.exact(
-        "for every F = 1 .. 64, floor((p + 1) / F) is the blocks laid end to end and changes "
-        "exactly at p = kF - 1 (positions that differ)",
-        wrong,
+        "for every F = 1 .. 64, floor((p + 1) / F) is the blocks laid end to end "
+        "(positions that differ)",
+        off_blocks,
         0,
         scope="F = 1 .. 64, every whole p = 0 .. 6F - 1; integer arithmetic",
+    )
+    rec.exact(
+        "for every F = 1 .. 64, floor((p + 1) / F) changes exactly at p = kF - 1 "
+        "(positions that differ)",
+        off_rises,
+        0,
+        scope="F = 1 .. 64, every whole p = 0 .. 6F - 1; integer arithmetic",
+    )
+    rec.exact(
+        "the two checks above compared every position they name: 6F of them for each "
+        "F = 1 .. 64, 6 * 64 * 65 / 2 in all",
+        compared,
+        sp.Rational(6 * 64 * 65, 2),
+        scope="the loop's count against the closed form of the sum of 6F",
     )
     values = temperature.llama4(p, float(scale), step)  # (L,)
     changes = np.flatnonzero(np.diff(values) != 0) + 1  # (steps,)
