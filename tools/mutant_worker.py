@@ -39,7 +39,7 @@ def ask(path: str, fallback: list[str]) -> int:
     if reply == FAILED:
         return 1
     print(f"mutant_worker: no answer on {path}: running {fallback[0]} cold", file=sys.stderr)
-    os.execv(fallback[0], fallback)  # does not return
+    os.execvp(fallback[0], fallback)  # does not return
 
 
 def warm(proof: str) -> None:
