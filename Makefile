@@ -53,7 +53,7 @@ base-bound: install
 
 # Mutation testing of the proofs (on demand, not part of make test): Cosmic Ray mutates
 # one proof at a time and runs python -m proofs N; every survivor must be listed with a
-# reason in proofs/mutants-survivors.toml. About an hour for all 38 proofs on 2 cores (a warm
+# reason in proofs/mutants-survivors.toml. About two hours for all 38 proofs on 2 cores (a warm
 # worker, tools/mutant_worker.py, forks each mutant); an unchanged proof's session
 # (build/mutants/) is reused. Some proofs: make mutants N="15 19".
 $(BIN)/.mutants-installed: requirements-mutants.lock $(BIN)/.installed

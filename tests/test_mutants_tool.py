@@ -1,6 +1,6 @@
 """tools/mutants.py without Cosmic Ray: how a survivor is named, skipped and matched.
 
-``make mutants`` itself runs for an hour or more and needs Cosmic Ray (not in the test
+``make mutants`` itself runs for about two hours and needs Cosmic Ray (not in the test
 environment); what can go wrong without it is tested here: a survivor's name must not
 move with line numbers or comments, mutants inside annotations are skipped, the
 committed list parses, with a reason for every entry, and the warm worker that runs
