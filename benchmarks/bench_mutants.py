@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT / "tools")]
 
 
 def timed(command: list[str], cwd: Path, env: dict[str, str], runs: int) -> list[float]:
@@ -52,17 +52,11 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=10)
     args = parser.parse_args()
 
-    import importlib.util
+    import mutants
 
     from proofs import runner
 
-    spec = importlib.util.spec_from_file_location("mutants", ROOT / "tools" / "mutants.py")
-    mutants = importlib.util.module_from_spec(spec)
-    sys.modules["mutants"] = mutants
-    spec.loader.exec_module(mutants)
-
     by_number = {runner.number_of(p): p for p in runner.discover()}
-    python = sys.executable
     print(f"{'proof':>5}  {'cold (s)':>9}  {'warm (s)':>9}  {'cold / warm':>11}")
     with tempfile.TemporaryDirectory(prefix="posenc-bench-mutants-") as scratch:
         tree = Path(scratch)
@@ -74,12 +68,10 @@ def main() -> int:
         }
         for number in args.numbers:
             proof = tree / by_number[number].relative_to(ROOT)
-            report = tree / "build" / "proofs-report.json"
-            cold = [python, "-m", "proofs", str(number), "--no-cache", "-q", "--first-failure"]
-            cold += ["--timeout", "600", "--report", str(report)]
+            cold = mutants.cold_command(number, 600, tree / "build" / "proofs-report.json")
             socket = tree / "worker.sock"
             with mutants.worker(socket, proof, 600, tree, env):
-                warm = [python, str(tree / mutants.WORKER), "ask", str(socket), "--", "/bin/false"]
+                warm = mutants.ask_command(tree, socket, ["/bin/false"])
                 warm_times = timed(warm, tree, env, args.runs)
             cold_times = timed(cold, tree, env, args.runs)
             c, w = statistics.median(cold_times), statistics.median(warm_times)

@@ -11,12 +11,12 @@ mutant it could not run.
 from __future__ import annotations
 
 import importlib.util
+import os
+import socket as _socket
 import subprocess
 import sys
 import time
 from pathlib import Path
-
-import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = importlib.util.spec_from_file_location("mutants", ROOT / "tools" / "mutants.py")
@@ -62,53 +62,36 @@ def test_the_committed_list_parses_and_every_entry_has_a_reason():
     assert all(1 <= s.proof <= 99 and s.was != s.now for s in known)
 
 
-WORKER = ROOT / "tools" / "mutant_worker.py"
-
-
-@pytest.fixture
-def worker(tmp_path):
-    """A warm worker serving a copy of Proposition 4 (stopped after 5 s), and its ``ask``."""
+def test_the_warm_worker_answers_as_the_runner(tmp_path):
+    """tools/mutants.py's warm worker, serving a copy of Proposition 4 (stopped after 5 s):
+    verified, then failed on the broken copy make test uses, then failed on a hang and an
+    exit, each read from the file as it now is; once it is stopped, the cold command runs.
+    It counts the five requests it answered (not the unmutated proof's, asked first)."""
     from test_proofs import BREAKS
 
     proof = tmp_path / "p04_dog_bites_man.py"
-    proof.write_text((ROOT / "proofs" / proof.name).read_text(encoding="utf-8"))
-    socket = tmp_path / "w.sock"
-    server = subprocess.Popen(
-        [sys.executable, str(WORKER), "serve", str(socket), str(proof), "5"],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 60
-    while not socket.exists():
-        assert server.poll() is None and time.monotonic() < deadline, "the worker did not start"
-        time.sleep(0.05)
-
-    def ask(fallback=(sys.executable, "-c", "raise SystemExit(7)")):
-        command = [sys.executable, str(WORKER), "ask", str(socket), "--", *fallback]
-        return subprocess.run(command, capture_output=True, text=True, timeout=60).returncode
-
-    try:
-        yield proof, BREAKS[proof.name], ask, server
-    finally:
-        server.kill()
-        server.wait()
-
-
-def test_the_warm_worker_answers_as_the_runner(worker):
-    """Verified, then failed on the broken copy make test uses, then failed on a hang and an
-    exit, each read from the file as it now is; with the server gone, the cold command runs."""
-    proof, (good, bad), ask, server = worker
-    source = proof.read_text(encoding="utf-8")
-    assert ask() == 0
-    proof.write_text(source.replace(good, bad))
-    assert ask() == 1
-    proof.write_text(source + "\nimport time\n\ntime.sleep(60)\n")
-    started = time.monotonic()
-    assert ask() == 1 and time.monotonic() - started < 30  # stopped at its 5 s
-    proof.write_text(source + "\nraise SystemExit(0)\n")
-    assert ask() == 1  # an exit before the result is a failure, as for the runner
+    source = (ROOT / "proofs" / proof.name).read_text(encoding="utf-8")
+    good, bad = BREAKS[proof.name]
     proof.write_text(source)
-    assert ask() == 0
-    server.kill()
-    server.wait()
-    assert ask() == 7  # no answer: the fallback ran, and its status is the answer
+    socket = tmp_path / "w.sock"
+
+    def ask():
+        command = mutants.ask_command(ROOT, socket, [sys.executable, "-c", "raise SystemExit(7)"])
+        return subprocess.run(command, capture_output=True, timeout=60).returncode
+
+    with mutants.worker(socket, proof, 5, ROOT, dict(os.environ)) as served:
+        assert ask() == 0
+        proof.write_text(source.replace(good, bad))
+        assert ask() == 1
+        proof.write_text(source + "\nimport time\n\ntime.sleep(60)\n")
+        started = time.monotonic()
+        assert ask() == 1 and time.monotonic() - started < 30  # stopped at its 5 s
+        proof.write_text(source + "\nraise SystemExit(0)\n")
+        assert ask() == 1  # an exit before the result is a failure, as for the runner
+        proof.write_text(source)
+        assert ask() == 0
+        with _socket.socket(_socket.AF_UNIX) as conn:  # the worker stopped
+            conn.connect(str(socket))
+            conn.sendall(b"end\n")
+        assert ask() == 7  # no answer: the fallback ran, and its status is the answer
+    assert served == [5]

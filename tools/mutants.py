@@ -34,6 +34,7 @@ import contextlib
 import hashlib
 import json
 import os
+import shlex
 import shutil
 import socket as _socket
 import subprocess
@@ -211,6 +212,17 @@ def execute(config: Path, session: Path, tree: Path, env: dict[str, str], log) -
             raise RuntimeError(f"cosmic-ray exec failed:\n{output.read()}")
 
 
+def cold_command(number: int, limit: float, report: Path) -> list[str]:
+    """How a mutant is run without the worker: the runner, stopped at the first failure."""
+    flags = ["--no-cache", "-q", "--first-failure", "--timeout", f"{limit:g}"]
+    return [sys.executable, "-m", "proofs", str(number), *flags, "--report", str(report)]
+
+
+def ask_command(tree: Path, socket: Path, fallback: list[str]) -> list[str]:
+    """How a mutant is run with the worker: ``ask``, which runs ``fallback`` if no answer comes."""
+    return [sys.executable, str(tree / WORKER), "ask", str(socket), "--", *fallback]
+
+
 @contextlib.contextmanager
 def worker(socket: Path, proof: Path, limit: float, tree: Path, env: dict[str, str]):
     """tools/mutant_worker.py serving ``proof`` on ``socket``, checked on the unmutated proof.
@@ -228,7 +240,7 @@ def worker(socket: Path, proof: Path, limit: float, tree: Path, env: dict[str, s
                 raise RuntimeError(f"the warm worker did not start: {' '.join(command)}")
             time.sleep(0.1)
         # The unmutated proof, answered warm, must verify as it did cold.
-        asked = [sys.executable, str(tree / WORKER), "ask", str(socket), "--", "/bin/false"]
+        asked = ask_command(tree, socket, ["/bin/false"])
         if subprocess.run(asked, cwd=tree, env=env, capture_output=True).returncode != 0:
             raise RuntimeError(f"the warm worker fails the unmutated proof {proof.name}")
         yield served
@@ -371,19 +383,16 @@ def run_proof(
     config = tree / f"cosmic-ray-{path.stem}.toml"
     module = path.relative_to(ROOT).as_posix()
     exclude = "(?!core/(" + "|".join(operators) + ")$)"
-    command = (
-        f"{python} -m proofs {number} --no-cache -q --first-failure "
-        f"--timeout {limit:g} --report {report}"
-    )
+    command = cold_command(number, limit, report)
     socket = tree / "worker.sock"
     if warm:  # the worker answers; the cold command is its fallback
-        command = f"{python} {tree / WORKER} ask {socket} -- {command}"
+        command = ask_command(tree, socket, command)
     config.write_text(
         "[cosmic-ray]\n"
         f"module-path = {json.dumps(module)}\n"
         f"timeout = {limit + 60:g}\n"
         "excluded-modules = []\n"
-        f"test-command = {json.dumps(command)}\n\n"
+        f"test-command = {json.dumps(shlex.join(command))}\n\n"
         '[cosmic-ray.distributor]\nname = "local"\n\n'
         "[cosmic-ray.filters.operators-filter]\n"
         f"exclude-operators = [{json.dumps(exclude)}]\n"
